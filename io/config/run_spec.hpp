@@ -1,0 +1,121 @@
+#pragma once
+/// RunSpec: the validated, typed form of a YAML run configuration (DESIGN §9).
+///
+/// Plain structs with the default beside every field. io/config/config.cpp fills them from YAML,
+/// checks every value and refuses unknown keys; everything downstream (app, solvers, writers) reads
+/// only these structs. Physical units throughout; the solvers derive lattice/solver units.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/schedule.hpp"
+
+namespace eddy::config {
+
+/// "every" of a schedule: a step count (`100`) or a physical time interval (`0.5t`); see core/schedule.hpp.
+using Schedule = eddy::Schedule;
+
+/// One face of the box: `x_min`, `x_max`, `y_min`, ... (LBM).
+struct FaceSpec {
+  std::string type = "wall";             ///< wall | moving_wall | periodic
+  std::vector<double> velocity{};        ///< wall velocity [m/s] (moving_wall only), one entry per dimension
+};
+
+struct DomainSpec {
+  std::vector<long> cells{128, 128};     ///< cells per direction [nx, ny] or [nx, ny, nz]
+  std::vector<double> length{1.0};       ///< physical edge length(s) [m]; one value = the same for every edge;
+                                         ///< the loader normalises to one entry per dimension
+};
+
+struct PhysicsSpec {
+  double reynolds = 1000.0;              ///< Reynolds number Re = U L / nu with the reference velocity and length
+  double velocity = 1.0;                 ///< reference velocity U [m/s] (lid speed, TGV amplitude)
+  double reference_length = 0.0;         ///< reference length L [m]; 0 = domain edge length along x
+  double density = 1.0;                  ///< reference density [kg/m^3]
+};
+
+struct NumericsSpec {
+  std::string precision = "fp64";        ///< fp64 | fp32 | fp32/fp16 (LBM: 16-bit storage, FP32 arithmetic)
+  std::string lattice = "auto";          ///< LBM: D2Q9 | D3Q19 | D3Q27 | auto (D2Q9 in 2D, D3Q19 in 3D);
+                                         ///< the loader resolves auto, so an LBM RunSpec never holds it
+  std::string collision = "bgk";         ///< LBM: bgk | trt
+  double lattice_velocity = 0.1;         ///< LBM: reference velocity in lattice units (sets dt; Mach = u_lb*sqrt(3))
+  double max_mach = 0.3;                 ///< LBM: refuse a configuration whose lattice Mach number exceeds this
+  double trt_magic = 0.1875;             ///< LBM: TRT magic parameter Lambda (3/16: walls exactly half-way)
+};
+
+struct BoundarySpec {
+  FaceSpec x_min{}, x_max{}, y_min{}, y_max{}, z_min{}, z_max{};  ///< default: all walls; z faces unused in 2D;
+                                                                   ///< solver spectral: set to periodic by the loader
+};
+
+struct InitialSpec {
+  std::string type = "rest";             ///< rest | taylor_green
+  double amplitude = 0.0;                ///< initial velocity amplitude [m/s]; 0 = physics.velocity
+};
+
+struct FieldOutputSpec {
+  Schedule every{};                      ///< when to write fields/<name>_<step>.h5 (never by default)
+  bool at_end = true;                    ///< also write the final state
+};
+
+struct DiagnosticsSpec {
+  Schedule every{100, 0.0};              ///< when to add a row to diagnostics.csv and print a progress line
+};
+
+struct CheckpointSpec {
+  Schedule every{};                      ///< when to write checkpoints/ckpt_<step>.h5 (never by default)
+  long keep = 3;                         ///< how many checkpoints to keep (>= 1)
+};
+
+struct OutputSpec {
+  std::string dir = "";                  ///< output directory; "" = out/<name> (the CLI's --out wins)
+  FieldOutputSpec fields{};
+  DiagnosticsSpec diagnostics{};
+  CheckpointSpec checkpoint{};
+};
+
+struct SteadySpec {
+  double tolerance = 0.0;                ///< stop when the relative change of the velocity field between checks
+                                         ///< (L2 norm, per unit time) falls below this; 0 = never
+  long check_every = 1000;               ///< steps between residual checks
+};
+
+struct RunControlSpec {
+  double end_time = 0.0;                 ///< stop at this physical time [s] (0 = use `steps`)
+  long steps = 0;                        ///< stop after this many steps (0 = use `end_time`)
+  SteadySpec steady{};
+  double max_wall_time = 0.0;            ///< wall-clock limit [s]; 0 = none
+};
+
+struct ParallelSpec {
+  std::string comm = "mpi";              ///< mpi | mpi-gpu | nccl | auto
+  std::vector<long> ranks{};             ///< ranks per direction; empty = MPI_Dims_create
+};
+
+struct ValidationSpec {
+  std::string reference = "none";        ///< none | ghia1982 | taylor_green
+  std::string file = "";                 ///< reference data file; "" = the case's shipped file
+};
+
+/// The whole run.
+struct RunSpec {
+  std::string name = "run";              ///< run name: output goes to out/<name> by default
+  std::string solver = "lbm";            ///< lbm | spectral
+  DomainSpec domain{};
+  PhysicsSpec physics{};
+  NumericsSpec numerics{};
+  BoundarySpec boundaries{};
+  InitialSpec initial{};
+  OutputSpec output{};
+  RunControlSpec run{};
+  ParallelSpec parallel{};
+  ValidationSpec validation{};
+
+  std::string source_file;               ///< the YAML file this came from (not a config key)
+  std::string resolved_yaml;             ///< every key with its final value, as YAML (not a config key)
+
+  int dimensions() const { return static_cast<int>(domain.cells.size()); }
+};
+
+}  // namespace eddy::config

@@ -1,0 +1,190 @@
+#pragma once
+/// The config schema, written once: every key of every RunSpec section, in order, with the rule its value
+/// must meet. Loading, unknown-key detection, validation, to_yaml and --set all walk these lists
+/// (io/config/config.cpp). Adding a config key = a field in run_spec.hpp + one line here.
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "io/config/run_spec.hpp"
+
+namespace eddy::config {
+
+/// What one value must satisfy; checked after loading. For a list the bounds apply to every entry.
+struct Rule {
+  std::vector<std::string> one_of{};                     ///< allowed strings; empty = any string
+  double lo = -std::numeric_limits<double>::infinity();  ///< lower bound
+  double hi = std::numeric_limits<double>::infinity();   ///< upper bound
+  bool lo_open = false;                                  ///< lower bound excluded
+  bool hi_open = false;                                  ///< upper bound excluded
+  bool scalar_ok = false;                                ///< a list key that also takes one scalar
+
+  /// The same rule, for a list key that also accepts a single scalar.
+  Rule or_scalar() const {
+    Rule r = *this;
+    r.scalar_ok = true;
+    return r;
+  }
+};
+
+/// The value must be one of these strings.
+inline Rule one_of(std::initializer_list<const char*> values) {
+  Rule r;
+  for (const char* v : values) r.one_of.emplace_back(v);
+  return r;
+}
+/// value >= lo.
+inline Rule at_least(double lo) {
+  Rule r;
+  r.lo = lo;
+  return r;
+}
+/// value > lo.
+inline Rule above(double lo) {
+  Rule r;
+  r.lo = lo;
+  r.lo_open = true;
+  return r;
+}
+/// lo < value < hi (open) or lo < value <= hi (hi_open = false).
+inline Rule between(double lo, double hi, bool hi_open) {
+  Rule r;
+  r.lo = lo;
+  r.hi = hi;
+  r.lo_open = true;
+  r.hi_open = hi_open;
+  return r;
+}
+
+// One visit() per section. A visitor provides field(key, value, rule) for leaves and section(key, struct)
+// for nested sections; keys are the C++ field names.
+
+template <class V>
+void visit(FaceSpec& s, V& v) {
+  v.field("type", s.type, one_of({"wall", "moving_wall", "periodic"}));
+  v.field("velocity", s.velocity);
+}
+
+template <class V>
+void visit(DomainSpec& s, V& v) {
+  v.field("cells", s.cells, at_least(1));
+  v.field("length", s.length, above(0).or_scalar());
+}
+
+template <class V>
+void visit(PhysicsSpec& s, V& v) {
+  v.field("reynolds", s.reynolds, above(0));
+  v.field("velocity", s.velocity, above(0));
+  v.field("reference_length", s.reference_length, at_least(0));
+  v.field("density", s.density, above(0));
+}
+
+template <class V>
+void visit(NumericsSpec& s, V& v) {
+  v.field("precision", s.precision, one_of({"fp64", "fp32", "fp32/fp16"}));
+  v.field("lattice", s.lattice, one_of({"auto", "D2Q9", "D3Q19", "D3Q27"}));
+  v.field("collision", s.collision, one_of({"bgk", "trt"}));
+  v.field("lattice_velocity", s.lattice_velocity, between(0, 1, true));
+  v.field("max_mach", s.max_mach, between(0, 1, false));
+  v.field("trt_magic", s.trt_magic, above(0));
+}
+
+template <class V>
+void visit(BoundarySpec& s, V& v) {
+  v.section("x_min", s.x_min);
+  v.section("x_max", s.x_max);
+  v.section("y_min", s.y_min);
+  v.section("y_max", s.y_max);
+  v.section("z_min", s.z_min);
+  v.section("z_max", s.z_max);
+}
+
+template <class V>
+void visit(InitialSpec& s, V& v) {
+  v.field("type", s.type, one_of({"rest", "taylor_green"}));
+  v.field("amplitude", s.amplitude, at_least(0));
+}
+
+template <class V>
+void visit(FieldOutputSpec& s, V& v) {
+  v.field("every", s.every);
+  v.field("at_end", s.at_end);
+}
+
+template <class V>
+void visit(DiagnosticsSpec& s, V& v) {
+  v.field("every", s.every);
+}
+
+template <class V>
+void visit(CheckpointSpec& s, V& v) {
+  v.field("every", s.every);
+  v.field("keep", s.keep, at_least(1));
+}
+
+template <class V>
+void visit(OutputSpec& s, V& v) {
+  v.field("dir", s.dir);
+  v.section("fields", s.fields);
+  v.section("diagnostics", s.diagnostics);
+  v.section("checkpoint", s.checkpoint);
+}
+
+template <class V>
+void visit(SteadySpec& s, V& v) {
+  v.field("tolerance", s.tolerance, at_least(0));
+  v.field("check_every", s.check_every, at_least(1));
+}
+
+template <class V>
+void visit(RunControlSpec& s, V& v) {
+  v.field("end_time", s.end_time, at_least(0));
+  v.field("steps", s.steps, at_least(0));
+  v.section("steady", s.steady);
+  v.field("max_wall_time", s.max_wall_time, at_least(0));
+}
+
+template <class V>
+void visit(ParallelSpec& s, V& v) {
+  v.field("comm", s.comm, one_of({"mpi", "mpi-gpu", "nccl", "auto"}));
+  v.field("ranks", s.ranks, at_least(1));
+}
+
+template <class V>
+void visit(ValidationSpec& s, V& v) {
+  v.field("reference", s.reference, one_of({"none", "ghia1982", "taylor_green"}));
+  v.field("file", s.file);
+}
+
+template <class V>
+void visit(RunSpec& s, V& v) {
+  v.field("name", s.name);
+  v.field("solver", s.solver, one_of({"lbm", "spectral"}));
+  v.section("domain", s.domain);
+  v.section("physics", s.physics);
+  v.section("numerics", s.numerics);
+  v.section("boundaries", s.boundaries);
+  v.section("initial", s.initial);
+  v.section("output", s.output);
+  v.section("run", s.run);
+  v.section("parallel", s.parallel);
+  v.section("validation", s.validation);
+}
+
+/// A pointer to one leaf value of a RunSpec.
+using FieldRef =
+    std::variant<std::string*, double*, long*, bool*, std::vector<long>*, std::vector<double>*, Schedule*>;
+
+/// One key of the schema: full dotted path ("numerics.precision"), where its value lives, and its rule.
+struct Field {
+  std::string path;
+  FieldRef ref;
+  Rule rule;
+};
+
+/// Every key of the schema as a flat list in schema order, pointing into `spec`.
+std::vector<Field> fields(RunSpec& spec);
+
+}  // namespace eddy::config

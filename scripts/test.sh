@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The second README command: install what is missing, build the CPU backend with warnings as errors,
+# run the test suite (unit, mpi, regression), and compile the CUDA and HIP backends where their
+# compilers exist (nothing GPU runs here).  scripts/test.sh [ctest -L regex]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+WITH_HIP=${WITH_HIP:-1} "$root/scripts/install-deps.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export EDDY_CMAKE_ARGS="-DEDDY_WERROR=ON ${EDDY_CMAKE_ARGS:-}"
+labels=${1:-unit|mpi|regression}
+
+echo "== CPU backend: build"
+"$root/scripts/build.sh" cpu "$root/build/ci-cpu"
+echo "== CPU backend: tests ($labels)"
+(cd "$root/build/ci-cpu" && ctest -L "$labels" --output-on-failure --timeout 2400)
+
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "== CUDA backend: compile only (sm_90)"
+  EDDY_CMAKE_ARGS="$EDDY_CMAKE_ARGS -DCMAKE_CUDA_COMPILER=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
+    "$root/scripts/build.sh" cuda "$root/build/ci-cuda"
+fi
+if [ -x /usr/bin/clang++-15 ] && [ -d /usr/lib/x86_64-linux-gnu/cmake/hip-lang ]; then
+  echo "== HIP backend: compile only (gfx90a)"
+  "$root/scripts/build.sh" hip "$root/build/ci-hip"
+fi
+echo "== all done"

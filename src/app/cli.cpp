@@ -1,0 +1,161 @@
+#include "app/cli.hpp"
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/bench.hpp"
+#include "app/run.hpp"
+#include "backend/backend.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "io/config/config.hpp"
+#include "io/hdf5/field_file.hpp"
+#include "parallel/comm.hpp"
+
+namespace eddy::app {
+namespace {
+
+const char* usage =
+    "usage:\n"
+    "  eddy run CONFIG.yaml [--set key.path=value]... [--out DIR] [--quiet]\n"
+    "  eddy validate CONFIG.yaml [--set key.path=value]...\n"
+    "  eddy bench CONFIG.yaml [--set ...] [--steps N] [--repeat R] [--json FILE]\n"
+    "  eddy info\n"
+    "exit codes: 0 success, 1 failure, 2 bad input (config, command line, files), 3 numerical failure\n";
+
+struct Args {
+  std::string verb, config, out, json;
+  std::vector<std::string> sets;
+  bool quiet = false;
+  long steps = 0;
+  int repeats = 5;
+};
+
+long to_long(const std::string& flag, const std::string& v) {
+  try {
+    std::size_t used = 0;
+    const long n = std::stol(v, &used);
+    if (used == v.size() && n > 0) return n;
+  } catch (const std::exception&) {
+  }
+  throw InputError(flag + " " + v + ": expected a positive whole number");
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  if (argc < 2) throw InputError(std::string("no command given\n") + usage);
+  a.verb = argv[1];
+  if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") return a;
+  if (a.verb == "--version") return a;
+  if (a.verb != "run" && a.verb != "validate" && a.verb != "bench" && a.verb != "info")
+    throw InputError("unknown command '" + a.verb + "' (valid: run, validate, bench, info)\n" + usage);
+  for (int k = 2; k < argc; ++k) {
+    const std::string s = argv[k];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (k + 1 >= argc) throw InputError(flag + " needs a value\n" + usage);
+      return argv[++k];
+    };
+    if (s == "--set") {
+      a.sets.push_back(value(s));
+    } else if (s.rfind("--set=", 0) == 0) {
+      a.sets.push_back(s.substr(6));
+    } else if (s == "--out" && a.verb == "run") {
+      a.out = value(s);
+    } else if (s == "--quiet" && a.verb == "run") {
+      a.quiet = true;
+    } else if (s == "--restart" && a.verb == "run") {
+      throw InputError("--restart: checkpoint/restart is not available in this version of eddy");
+    } else if (s == "--json" && a.verb == "bench") {
+      a.json = value(s);
+    } else if (s == "--steps" && a.verb == "bench") {
+      a.steps = to_long(s, value(s));
+    } else if (s == "--repeat" && a.verb == "bench") {
+      a.repeats = static_cast<int>(to_long(s, value(s)));
+    } else if (!s.empty() && s[0] == '-') {
+      throw InputError("unknown option '" + s + "' for 'eddy " + a.verb + "'\n" + usage);
+    } else if (a.config.empty() && a.verb != "info") {
+      a.config = s;
+    } else {
+      throw InputError("unexpected argument '" + s + "'\n" + usage);
+    }
+  }
+  if (a.verb != "info" && a.config.empty()) throw InputError("eddy " + a.verb + ": no CONFIG.yaml given\n" + usage);
+  return a;
+}
+
+void info(const parallel::Comm& comm) {
+  const backend::DeviceInfo d = backend::device_info();
+  log::info("eddy " EDDY_VERSION);
+  log::info("backend:   " + d.backend + " (" + d.runtime + ")");
+  log::info(std::string("HDF5:      ") + (io::hdf5_is_parallel() ? "parallel (collective writes)"
+                                                                  : "serial (blocks gathered to rank 0)"));
+  int major = 0, minor = 0;
+  MPI_Get_version(&major, &minor);
+  log::info("MPI:       " + std::to_string(major) + "." + std::to_string(minor) + ", " +
+            std::to_string(comm.size()) + " rank(s)");
+  // rank -> host -> device, gathered in rank order
+  std::string mine = "  rank " + std::to_string(comm.rank()) + " on " + parallel::Comm::hostname() + ": " +
+                     (d.device_count > 0 ? d.name + " #" + std::to_string(d.device_id) + " of " +
+                                               std::to_string(d.device_count)
+                                         : d.name + ", " + std::to_string(d.threads) + " OpenMP threads");
+  for (int r = 0; r < comm.size(); ++r) {
+    std::string line = mine;
+    if (r != 0) {
+      if (comm.rank() == r) MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, 0, 7, comm.native());
+      if (comm.root()) {
+        MPI_Status st;
+        MPI_Probe(r, 7, comm.native(), &st);
+        int n = 0;
+        MPI_Get_count(&st, MPI_CHAR, &n);
+        line.resize(static_cast<std::size_t>(n));
+        MPI_Recv(line.data(), n, MPI_CHAR, r, 7, comm.native(), MPI_STATUS_IGNORE);
+      }
+    }
+    log::info(line);
+  }
+}
+
+}  // namespace
+
+int main_entry(int argc, char** argv) {
+  parallel::MpiSession mpi(&argc, &argv);
+  const parallel::Comm comm;
+  log::set_rank(comm.rank());
+  int code = exit_ok;
+  try {
+    const Args a = parse(argc, argv);
+    if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") {
+      if (comm.root()) std::cout << usage;
+      return exit_ok;
+    }
+    if (a.verb == "--version") {
+      if (comm.root()) std::cout << "eddy " EDDY_VERSION " (" << backend::name() << ")\n";
+      return exit_ok;
+    }
+    backend::initialize(comm.node_local_rank());
+    if (a.verb == "info") {
+      info(comm);
+      return exit_ok;
+    }
+    const config::RunSpec spec = config::load_file(a.config, a.sets);
+    if (a.verb == "validate") {
+      log::info(a.config + ": valid");
+    } else if (a.verb == "run") {
+      run(spec, RunOptions{a.out, a.quiet}, comm);
+    } else if (a.verb == "bench") {
+      bench(spec, BenchOptions{a.steps, a.repeats, a.json}, comm);
+    }
+  } catch (const Error& e) {
+    if (comm.root() || !dynamic_cast<const InputError*>(&e)) log::error(e.what());
+    code = e.exit_code();
+  } catch (const std::exception& e) {
+    log::error(e.what());
+    code = exit_failure;
+  }
+  // A failure on some ranks only must not leave the others waiting in a collective.
+  if (comm.size() > 1 && comm.any(code != exit_ok) && code == exit_ok) code = exit_failure;
+  return code;
+}
+
+}  // namespace eddy::app

@@ -1,0 +1,80 @@
+#include "app/lbm_case.hpp"
+
+#include <cmath>
+
+#include "cases/taylor_green/taylor_green.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace eddy::app {
+using log::cat;
+
+namespace {
+
+Precision precision_of(const std::string& p) {
+  if (p == "fp64") return Precision::fp64;
+  if (p == "fp32") return Precision::fp32;
+  return Precision::fp16;
+}
+
+}  // namespace
+
+LbmCase make_lbm_case(const config::RunSpec& spec) {
+  LbmCase c;
+  const int dims = spec.dimensions();
+  Int3 cells{1, 1, 1};
+  for (int d = 0; d < dims; ++d) cells[static_cast<std::size_t>(d)] = spec.domain.cells[static_cast<std::size_t>(d)];
+  const double dx = spec.domain.length[0] / static_cast<double>(cells[0]);
+  c.length_ref = spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
+  c.units = lbm::Units::make(c.length_ref, spec.physics.velocity, spec.physics.reynolds, dx,
+                             spec.numerics.lattice_velocity, spec.physics.density);
+  // Cells are cubes: every edge must be a whole number of dx.
+  for (int d = 1; d < dims; ++d) {
+    const double dxd = spec.domain.length[static_cast<std::size_t>(d)] / static_cast<double>(cells[static_cast<std::size_t>(d)]);
+    if (std::fabs(dxd - dx) > 1e-9 * dx)
+      throw InputError(cat("domain.cells / domain.length: the LBM needs cubic cells, but dx = ", dx,
+                           " along x and ", dxd, " along ", "xyz"[d],
+                           "; make cells proportional to the edge lengths"));
+  }
+  lbm::Setup& s = c.setup;
+  s.dims = dims;
+  s.cells = cells;
+  s.lattice = spec.numerics.lattice == "auto" ? (dims == 2 ? "D2Q9" : "D3Q19") : spec.numerics.lattice;
+  s.collision = spec.numerics.collision;
+  s.precision = precision_of(spec.numerics.precision);
+  s.tau = c.units.tau;
+  s.trt_magic = spec.numerics.trt_magic;
+  const config::FaceSpec* faces[6] = {&spec.boundaries.x_min, &spec.boundaries.x_max, &spec.boundaries.y_min,
+                                      &spec.boundaries.y_max, &spec.boundaries.z_min, &spec.boundaries.z_max};
+  for (int f = 0; f < 6; ++f) {
+    const std::string& t = faces[f]->type;
+    s.faces[f] = t == "periodic" ? lbm::FaceKind::periodic
+                                 : (t == "moving_wall" ? lbm::FaceKind::moving_wall : lbm::FaceKind::wall);
+    for (std::size_t d = 0; d < faces[f]->velocity.size() && d < 3; ++d)
+      s.wall_velocity[f][d] = c.units.to_lattice_velocity(faces[f]->velocity[d]);
+  }
+  c.block = io::Block::whole(dims, cells);
+  return c;
+}
+
+lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c) {
+  if (spec.initial.type != "taylor_green") return [](index_t, index_t, index_t) { return lbm::CellState{}; };
+  cases::TaylorGreen tg;
+  tg.dims = spec.dimensions();
+  tg.U = spec.initial.amplitude > 0 ? spec.initial.amplitude : spec.physics.velocity;
+  tg.L = spec.domain.length[0];
+  tg.rho = spec.physics.density;
+  const lbm::Units u = c.units;
+  return [tg, u](index_t x, index_t y, index_t z) {
+    const Real3 p{(x + 0.5) * u.dx, (y + 0.5) * u.dx, (z + 0.5) * u.dx};
+    const Real3 v = tg.velocity(p);
+    lbm::CellState s;
+    for (int d = 0; d < 3; ++d) s.u[static_cast<std::size_t>(d)] = u.to_lattice_velocity(v[static_cast<std::size_t>(d)]);
+    // p = c_s^2 drho in lattice units
+    const double scale = u.density * (u.dx / u.dt) * (u.dx / u.dt);
+    s.drho = 3.0 * tg.pressure(p) / scale;
+    return s;
+  };
+}
+
+}  // namespace eddy::app

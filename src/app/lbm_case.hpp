@@ -1,0 +1,24 @@
+#pragma once
+/// The LBM case a RunSpec describes: lattice units, the solver setup and the initial condition.
+#include "io/config/run_spec.hpp"
+#include "io/hdf5/block.hpp"
+#include "lbm/lbm_solver.hpp"
+#include "lbm/units.hpp"
+
+namespace eddy::app {
+
+/// Everything the LBM run derives from the config.
+struct LbmCase {
+  lbm::Units units;
+  lbm::Setup setup;
+  io::Block block;          ///< the global grid (and this rank's box of it)
+  double length_ref = 1.0;  ///< reference length L [m]
+};
+
+/// Lattice units and solver setup from the config (InputError for what the LBM cannot do).
+LbmCase make_lbm_case(const config::RunSpec& spec);
+
+/// The configured initial condition in lattice units, per interior cell.
+lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c);
+
+}  // namespace eddy::app

@@ -1,0 +1,34 @@
+#pragma once
+/// `eddy run`: build the decomposition, fields, solver, simulation and writers from a RunSpec, run,
+/// and print the validation. Tests call run() directly, so they exercise what users run.
+#include <optional>
+#include <string>
+
+#include "app/validation.hpp"
+#include "io/config/run_spec.hpp"
+#include "parallel/comm.hpp"
+
+namespace eddy::app {
+
+struct RunOptions {
+  std::string out_dir;  ///< output directory; "" = the config's output.dir, else out/<name>
+  bool quiet = false;   ///< no progress lines on the terminal (run.log still gets them)
+};
+
+struct RunResult {
+  long steps = 0;
+  double time = 0.0;                    ///< physical time reached [s]
+  std::string stop_reason;
+  double mlups = 0.0;                   ///< million lattice-cell updates per second, whole run
+  std::string out_dir;
+  std::optional<GhiaComparison> ghia;   ///< when validation.reference is ghia1982
+  double taylor_green_error = -1.0;     ///< when validation.reference is taylor_green (2D): relative L2
+                                        ///< error of the velocity against the exact solution
+  std::vector<double> velocity;         ///< final velocity [m/s], interior cells of rank 0's block,
+                                        ///< x fastest, `dims` components (for tests and validation)
+};
+
+/// Run the configured case to its end. Collective over `comm`.
+RunResult run(const config::RunSpec& spec, const RunOptions& options, const parallel::Comm& comm);
+
+}  // namespace eddy::app

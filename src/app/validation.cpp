@@ -1,0 +1,110 @@
+#include "app/validation.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace eddy::app {
+namespace {
+
+/// Linear interpolation of (xs, ys), xs increasing, at x (clamped to the ends).
+double interpolate(const std::vector<double>& xs, const std::vector<double>& ys, double x) {
+  if (x <= xs.front()) return ys.front();
+  if (x >= xs.back()) return ys.back();
+  std::size_t k = 1;
+  while (xs[k] < x) ++k;
+  const double w = (x - xs[k - 1]) / (xs[k] - xs[k - 1]);
+  return (1 - w) * ys[k - 1] + w * ys[k];
+}
+
+/// Profile of component `comp` along the centreline: through the middle of the cells across it
+/// (average of the two middle columns/rows when their count is even), plus the wall values.
+void centreline(const std::vector<double>& u, index_t nx, index_t ny, int comp, bool along_y,
+                double wall_lo, double wall_hi, std::vector<double>& s, std::vector<double>& v) {
+  const index_t n_along = along_y ? ny : nx, n_across = along_y ? nx : ny;
+  const index_t a = (n_across - 1) / 2, b = n_across / 2;
+  s = {0.0};
+  v = {wall_lo};
+  for (index_t k = 0; k < n_along; ++k) {
+    auto at = [&](index_t across) {
+      const index_t x = along_y ? across : k, y = along_y ? k : across;
+      return u[static_cast<std::size_t>((y * nx + x) * 2 + comp)];
+    };
+    s.push_back((k + 0.5) / static_cast<double>(n_along));
+    v.push_back(0.5 * (at(a) + at(b)));
+  }
+  s.push_back(1.0);
+  v.push_back(wall_hi);
+}
+
+void compare(ProfileComparison& p, const std::vector<double>& s, const std::vector<double>& v) {
+  p.eddy.clear();
+  p.max_abs_error = 0.0;
+  for (std::size_t k = 0; k < p.coord.size(); ++k) {
+    p.eddy.push_back(interpolate(s, v, p.coord[k]));
+    const double e = std::fabs(p.eddy.back() - p.value[k]);
+    if (e > p.max_abs_error) p.max_abs_error = e, p.coord_of_max = p.coord[k];
+  }
+}
+
+}  // namespace
+
+std::string default_ghia_file() {
+  return std::string(EDDY_SOURCE_DIR) + "/cases/lid_driven_cavity/ghia1982_re100_400_1000.csv";
+}
+
+GhiaComparison compare_ghia(const std::vector<double>& u_over_U, index_t nx, index_t ny, double re,
+                            const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file + ": cannot read the Ghia reference table (validation.file)");
+  GhiaComparison g;
+  g.reynolds = re;
+  g.u_vs_y.name = "u/U along the vertical centreline x = 0.5";
+  g.v_vs_x.name = "v/U along the horizontal centreline y = 0.5";
+  std::string line;
+  std::getline(in, line);  // header: re,line,coord,value
+  while (std::getline(in, line)) {
+    std::istringstream s(line);
+    std::string f_re, f_line, f_coord, f_value;
+    if (!std::getline(s, f_re, ',') || !std::getline(s, f_line, ',') || !std::getline(s, f_coord, ',') ||
+        !std::getline(s, f_value))
+      continue;
+    if (std::fabs(std::stod(f_re) - re) > 1e-9 * re) continue;
+    ProfileComparison& p = f_line == "u_vs_y" ? g.u_vs_y : g.v_vs_x;
+    p.coord.push_back(std::stod(f_coord));
+    p.value.push_back(std::stod(f_value));
+  }
+  if (g.u_vs_y.coord.empty() || g.v_vs_x.coord.empty())
+    throw InputError(file + ": no Ghia et al. data for Re = " + std::to_string(re) +
+                     " (physics.reynolds); the table has Re 100, 400 and 1000");
+  std::vector<double> s, v;
+  centreline(u_over_U, nx, ny, 0, true, 0.0, 1.0, s, v);  // u(y): lid moves at U along x at y = 1
+  compare(g.u_vs_y, s, v);
+  centreline(u_over_U, nx, ny, 1, false, 0.0, 0.0, s, v);  // v(x): walls at rest
+  compare(g.v_vs_x, s, v);
+  return g;
+}
+
+std::string format(const GhiaComparison& g) {
+  std::ostringstream o;
+  char buf[160];
+  o << "Centreline velocities vs Ghia, Ghia & Shin (1982), Re = " << g.reynolds << ":\n";
+  for (const ProfileComparison* p : {&g.u_vs_y, &g.v_vs_x}) {
+    o << "  " << p->name << "\n    coord    Ghia       eddy       diff\n";
+    for (std::size_t k = 0; k < p->coord.size(); ++k) {
+      std::snprintf(buf, sizeof buf, "    %.4f  %+.5f  %+.5f  %+.5f\n", p->coord[k], p->value[k], p->eddy[k],
+                    p->eddy[k] - p->value[k]);
+      o << buf;
+    }
+  }
+  std::snprintf(buf, sizeof buf,
+                "  max |u - u_Ghia| = %.4f U (at y = %.4f); max |v - v_Ghia| = %.4f U (at x = %.4f)",
+                g.u_vs_y.max_abs_error, g.u_vs_y.coord_of_max, g.v_vs_x.max_abs_error, g.v_vs_x.coord_of_max);
+  o << buf;
+  return o.str();
+}
+
+}  // namespace eddy::app

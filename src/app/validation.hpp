@@ -1,0 +1,37 @@
+#pragma once
+/// Comparisons of a finished run against published references, printed at the end of `eddy run`.
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace eddy::app {
+
+/// One centreline profile compared with reference points.
+struct ProfileComparison {
+  std::string name;                  ///< e.g. "u(y) at x = 0.5"
+  std::vector<double> coord, value;  ///< reference coordinates (0..1) and values / U
+  std::vector<double> eddy;          ///< eddy's profile interpolated at the reference coordinates
+  double max_abs_error = 0.0;        ///< max |eddy - reference| / U
+  double coord_of_max = 0.0;         ///< where it occurs
+};
+
+/// Lid-driven cavity centreline velocities against Ghia, Ghia & Shin (1982).
+struct GhiaComparison {
+  double reynolds = 0.0;
+  ProfileComparison u_vs_y, v_vs_x;
+  double max_abs_error() const { return std::max(u_vs_y.max_abs_error, v_vs_x.max_abs_error); }
+};
+
+/// Compare the 2D cavity velocity (interior cells, x fastest, 2 components, divided by the lid speed)
+/// with the Ghia table in `file` for Reynolds number `re`. Throws InputError if the file lacks that Re.
+GhiaComparison compare_ghia(const std::vector<double>& u_over_U, index_t nx, index_t ny, double re,
+                            const std::string& file);
+
+/// Text table of the comparison (what `eddy run` prints).
+std::string format(const GhiaComparison& g);
+
+/// The shipped Ghia table (cases/lid_driven_cavity/ghia1982_re100_400_1000.csv in the source tree).
+std::string default_ghia_file();
+
+}  // namespace eddy::app

@@ -1,0 +1,126 @@
+#pragma once
+/// The backend layer: the only part of eddy that knows CUDA, HIP or OpenMP.
+///
+/// Kernels are written once as lambdas over a cell index and launched with a label:
+///   parallel_for("lbm::stream_collide", n, [=] EDDY_DEVICE (index_t i) { ... });
+/// Memory is owned by DeviceArray<T> (device memory on GPUs, host memory on the CPU backend).
+/// Every call checks its result and throws eddy::Error with file:line on failure.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "backend/macros.hpp"
+#include "core/error.hpp"
+#include "core/types.hpp"
+
+namespace eddy::backend {
+
+/// What the build and the machine offer.
+struct DeviceInfo {
+  std::string backend;       ///< "CPU (OpenMP)", "CUDA", "HIP"
+  std::string name;          ///< device name (GPU) or CPU model
+  int device_count = 0;      ///< GPUs visible to this process (0 on the CPU backend)
+  int device_id = -1;        ///< the GPU this process uses (-1 on the CPU backend)
+  double memory_gib = 0.0;   ///< device memory
+  int threads = 1;           ///< OpenMP threads (CPU backend)
+  std::string runtime;       ///< runtime/driver version string
+};
+
+/// Name of the compiled backend: "CPU", "CUDA" or "HIP".
+const char* name();
+/// True when kernels run on a GPU.
+constexpr bool is_gpu() { return EDDY_GPU != 0; }
+/// Start the backend for this process: pick the device for a node-local rank (round robin over the
+/// visible GPUs); on every backend, FP32/FP64 subnormals are flushed to zero (x86 FTZ/DAZ on every
+/// OpenMP thread, nvcc --ftz=true), because decaying flows produce them and they cost 100x on CPUs.
+void initialize(int node_local_rank);
+/// Facts about the device this process uses.
+DeviceInfo device_info();
+/// Wait until every launched kernel and copy has finished.
+void fence();
+
+// ------------------------------------------------------------------ memory
+void* allocate(std::size_t bytes);
+void deallocate(void* p) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_on_device(void* dst, const void* src, std::size_t bytes);
+void fill_zero(void* dst, std::size_t bytes);
+
+/// An owning, move-only array in the backend's memory space. Its data pointer may be captured by
+/// value in kernels; host code must go through to_host/from_host.
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t n) { resize(n); }
+  ~DeviceArray() { deallocate(data_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray(DeviceArray&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr, o.size_ = 0; }
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    if (this != &o) {
+      deallocate(data_);
+      data_ = o.data_, size_ = o.size_;
+      o.data_ = nullptr, o.size_ = 0;
+    }
+    return *this;
+  }
+
+  /// Reallocate to n elements, zero-filled.
+  void resize(std::size_t n) {
+    deallocate(data_);
+    data_ = nullptr, size_ = 0;
+    if (n == 0) return;
+    data_ = static_cast<T*>(allocate(n * sizeof(T)));
+    size_ = n;
+    fill_zero(data_, n * sizeof(T));
+  }
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+
+  void from_host(const std::vector<T>& h) {
+    if (h.size() != size_) resize(h.size());
+    if (size_) copy_to_device(data_, h.data(), bytes());
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> h(size_);
+    if (size_) copy_to_host(h.data(), data_, bytes());
+    return h;
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace eddy::backend
+
+#if EDDY_GPU
+#include "backend/parallel_gpu.hpp"
+#else
+#include "backend/parallel_cpu.hpp"
+#endif
+
+namespace eddy::backend {
+
+/// Reduction operators for parallel_reduce.
+struct Sum {
+  template <class T>
+  EDDY_HD T operator()(const T& a, const T& b) const { return a + b; }
+};
+struct Max {
+  template <class T>
+  EDDY_HD T operator()(const T& a, const T& b) const { return a > b ? a : b; }
+};
+
+}  // namespace eddy::backend
+
+namespace eddy::backend {
+
+/// Device copy bandwidth in GB/s (bytes read + bytes written per second), measured with a
+/// parallel_for copy of `bytes` per array: the median of `repeats` fenced runs after one warm-up.
+double copy_bandwidth(std::size_t bytes, int repeats);
+
+}  // namespace eddy::backend

@@ -1,0 +1,21 @@
+#pragma once
+/// Function qualifiers and pragmas of the configured backend. Only src/backend knows what they expand to.
+#if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
+#define EDDY_GPU 1
+#define EDDY_HD __host__ __device__         ///< callable on host and device
+#define EDDY_DEVICE __device__              ///< qualifier of a lambda passed to parallel_for
+#define EDDY_UNROLL _Pragma("unroll")       ///< unroll the next loop (compile-time trip count)
+#define EDDY_INLINE __forceinline__         ///< always inline (pointwise kernel code)
+#else
+#define EDDY_GPU 0
+#define EDDY_HD
+#define EDDY_DEVICE
+#define EDDY_UNROLL _Pragma("GCC unroll 32")
+#define EDDY_INLINE inline __attribute__((always_inline))
+#endif
+
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define EDDY_DEVICE_PASS 1                  ///< this translation is the device-code pass
+#else
+#define EDDY_DEVICE_PASS 0
+#endif

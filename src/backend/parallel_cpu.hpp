@@ -1,0 +1,38 @@
+#pragma once
+/// parallel_for / parallel_reduce on the CPU: OpenMP threads, static schedule.
+///
+/// Reductions split [0, n) into one contiguous chunk per thread and combine the partial results in
+/// thread order, so a result is reproducible for a given thread count.
+#include <omp.h>
+
+#include <vector>
+
+namespace eddy::backend {
+
+/// Run f(i) for i in [0, n).
+template <class F>
+void parallel_for(const char* /*label*/, index_t n, F f) {
+#pragma omp parallel for simd schedule(static)
+  for (index_t i = 0; i < n; ++i) f(i);
+}
+
+/// Reduce f(i) for i in [0, n) with op (associative), starting from identity.
+template <class T, class F, class Op>
+T parallel_reduce(const char* /*label*/, index_t n, T identity, F f, Op op) {
+  const int nt = omp_get_max_threads();
+  std::vector<T> partial(static_cast<std::size_t>(nt), identity);
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const int team = omp_get_num_threads();
+    const index_t lo = n * t / team, hi = n * (t + 1) / team;
+    T acc = identity;
+    for (index_t i = lo; i < hi; ++i) acc = op(acc, f(i));
+    partial[static_cast<std::size_t>(t)] = acc;
+  }
+  T r = identity;
+  for (const T& p : partial) r = op(r, p);
+  return r;
+}
+
+}  // namespace eddy::backend

@@ -1,0 +1,286 @@
+// The LBM solver for each lattice and storage precision, and its launches.
+#include "lbm/lbm_solver.hpp"
+
+#include <cmath>
+
+#include "backend/backend.hpp"
+#include "core/error.hpp"
+#include "lbm/collide_k.hpp"
+#include "lbm/lattice.hpp"
+#include "lbm/stream_collide_k.hpp"
+
+namespace eddy::lbm {
+namespace {
+
+using backend::DeviceArray;
+using field::PaddedGrid;
+
+/// One ghost-cell copy: population entry `dst` <- `src` (indices into the population array).
+struct Copy {
+  index_t src, dst;
+};
+
+/// Reduction record of Stats on the device.
+struct StatsAcc {
+  double mass, ke, umax, bad;
+};
+struct StatsOp {
+  EDDY_HD StatsAcc operator()(const StatsAcc& a, const StatsAcc& b) const {
+    return {a.mass + b.mass, a.ke + b.ke, a.umax > b.umax ? a.umax : b.umax, a.bad + b.bad};
+  }
+};
+struct Sum2 {
+  double a, b;
+};
+struct Sum2Op {
+  EDDY_HD Sum2 operator()(const Sum2& x, const Sum2& y) const { return {x.a + y.a, x.b + y.b}; }
+};
+
+// Launches are free functions: CUDA's extended lambdas may not live in private member functions.
+
+template <class L, bool Odd, class T, class R, class C>
+void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision) {
+  const PaddedGrid g = a.grid;
+  backend::parallel_for(Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even", g.n_interior(),
+                        [=] EDDY_DEVICE(index_t t) {
+                          stream_collide<L, Odd>(g.interior_to_padded(t), a, collision);
+                        });
+}
+
+template <class T>
+void launch_copies(T* f, const DeviceArray<Copy>& list, bool reverse) {
+  const Copy* c = list.data();
+  backend::parallel_for("lbm::ghost_copy", static_cast<index_t>(list.size()), [=] EDDY_DEVICE(index_t k) {
+    const Copy e = c[k];
+    if (reverse)
+      f[e.src] = f[e.dst];
+    else
+      f[e.dst] = f[e.src];
+  });
+}
+
+template <class L, class T, class R>
+void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, double* rho, double* u) {
+  const int d = L::d;
+  const PaddedGrid g = a.grid;
+  backend::parallel_for("lbm::moments", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
+    R drho, v[3];
+    cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+    rho[t] = 1.0 + double(drho);
+    for (int k = 0; k < d; ++k) u[t * d + k] = double(v[k]);
+  });
+}
+
+template <class L, class T, class R>
+StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd) {
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::stats", g.n_interior(), StatsAcc{0, 0, 0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        const double uu = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
+        const bool bad = !(std::isfinite(double(drho)) && std::isfinite(uu));
+        return StatsAcc{bad ? 0.0 : double(drho), bad ? 0.0 : 0.5 * uu, bad ? 0.0 : std::sqrt(uu), bad ? 1.0 : 0.0};
+      },
+      StatsOp{});
+}
+
+template <class L, class T, class R>
+Sum2 reduce_change(const StreamCollideArgs<T, R>& a, bool next_odd, double* u_prev) {
+  const int d = L::d;
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::velocity_change", g.n_interior(), Sum2{0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        double diff = 0, norm = 0;
+        for (int k = 0; k < d; ++k) {
+          const double du = double(v[k]) - u_prev[t * d + k];
+          diff += du * du;
+          norm += double(v[k]) * v[k];
+          u_prev[t * d + k] = double(v[k]);
+        }
+        return Sum2{diff, norm};
+      },
+      Sum2Op{});
+}
+
+template <class L, class T>
+class SolverImpl final : public Solver {
+  using R = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+ public:
+  explicit SolverImpl(const Setup& s) : setup_(s) {
+    grid_ = PaddedGrid::make(s.dims, s.cells, 1);
+    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded));
+    build_flags();
+    build_ghost_copies();
+  }
+
+  void initialize(const InitialCondition& ic) override {
+    std::vector<T> h(static_cast<std::size_t>(L::q * grid_.n_padded), T(0));
+    const index_t N = grid_.n_padded;
+    for (index_t z = 0; z < grid_.nz; ++z)
+      for (index_t y = 0; y < grid_.ny; ++y)
+        for (index_t x = 0; x < grid_.nx; ++x) {
+          const CellState c = ic(x, y, z);
+          const R u[3] = {R(c.u[0]), R(c.u[1]), R(c.u[2])};
+          const index_t n = grid_.at(x, y, z);
+          for (int i = 0; i < L::q; ++i) h[static_cast<std::size_t>(i * N + n)] = T(equilibrium<L>(i, R(c.drho), u));
+        }
+    f_.from_host(h);
+    steps_ = 0;
+  }
+
+  void step() override {
+    const StreamCollideArgs<T, R> a = args();
+    const bool odd = steps_ % 2 == 1;
+    if (setup_.collision == "trt") {
+      const double wp = 1.0 / setup_.tau;
+      const Trt<R> c{R(wp), R(trt_omega_minus(wp, setup_.trt_magic))};
+      odd ? launch_stream_collide<L, true>(a, c) : launch_stream_collide<L, false>(a, c);
+    } else {
+      const Bgk<R> c{R(1.0 / setup_.tau)};
+      odd ? launch_stream_collide<L, true>(a, c) : launch_stream_collide<L, false>(a, c);
+    }
+    // After an even step the ghosts receive the populations their images will send inwards; after an
+    // odd step the populations written into ghosts go back to their images.
+    if (copies_.size() > 0) launch_copies(f_.data(), copies_, odd);
+    ++steps_;
+  }
+
+  long steps() const override { return steps_; }
+
+  void macroscopic(std::vector<double>& rho, std::vector<double>& u) const override {
+    const index_t n = grid_.n_interior();
+    DeviceArray<double> d_rho(static_cast<std::size_t>(n)), d_u(static_cast<std::size_t>(n * L::d));
+    launch_moments<L>(args(), next_odd(), d_rho.data(), d_u.data());
+    rho = d_rho.to_host();
+    u = d_u.to_host();
+  }
+
+  Stats stats() const override {
+    const StatsAcc s = reduce_stats<L>(args(), next_odd());
+    return Stats{s.mass, s.ke, s.umax, s.bad};
+  }
+
+  double velocity_change() override {
+    const bool first = u_prev_.size() == 0;
+    if (first) u_prev_.resize(static_cast<std::size_t>(grid_.n_interior() * L::d));
+    const Sum2 s = reduce_change<L>(args(), next_odd(), u_prev_.data());
+    if (first || s.b <= 0) return 1.0;
+    return std::sqrt(s.a / s.b);
+  }
+
+  std::size_t bytes_allocated() const override {
+    return f_.bytes() + flags_.bytes() + copies_.bytes() + u_prev_.bytes();
+  }
+  double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
+  const Setup& setup() const override { return setup_; }
+
+ private:
+  bool next_odd() const { return steps_ % 2 == 1; }
+
+  StreamCollideArgs<T, R> args() const {
+    StreamCollideArgs<T, R> a{};
+    a.f = f_.data();
+    a.flags = flags_.data();
+    a.grid = grid_;
+    for (int k = 0; k < max_flag; ++k)
+      for (int d = 0; d < 3; ++d) a.wall_u[k][d] = R(wall_u_[k][d]);
+    return a;
+  }
+
+  void build_flags() {
+    std::vector<std::uint8_t> h(static_cast<std::size_t>(grid_.n_padded), fluid);
+    const index_t ext[3] = {grid_.nx, grid_.ny, grid_.nz};
+    const index_t lo[3] = {grid_.g, grid_.g, grid_.gz};
+    for (int f = 0; f < 6; ++f)
+      if (setup_.faces[f] == FaceKind::moving_wall)
+        for (int d = 0; d < 3; ++d) wall_u_[moving_wall + f][d] = setup_.wall_velocity[f][d];
+    // Walls win over periodic ghosts at edges and corners: every ghost cell outside a wall face is
+    // solid, with the code of the face (moving walls first so a resting wall wins at shared edges).
+    for (index_t z = 0; z < grid_.nz + 2 * grid_.gz; ++z)
+      for (index_t y = 0; y < grid_.ny + 2 * grid_.g; ++y)
+        for (index_t x = 0; x < grid_.nx + 2 * grid_.g; ++x) {
+          const index_t p[3] = {x, y, z};
+          std::uint8_t flag = fluid;
+          for (int d = 0; d < setup_.dims; ++d)
+            for (int side = 0; side < 2; ++side) {
+              const bool outside = side == 0 ? p[d] < lo[d] : p[d] >= lo[d] + ext[d];
+              const FaceKind k = setup_.faces[2 * d + side];
+              if (!outside || k == FaceKind::periodic) continue;
+              const std::uint8_t code =
+                  k == FaceKind::wall ? std::uint8_t(wall) : std::uint8_t(moving_wall + 2 * d + side);
+              if (flag == fluid || code == wall) flag = code;
+            }
+          h[static_cast<std::size_t>(grid_.padded(x, y, z))] = flag;
+        }
+    flags_.from_host(h);
+    flags_host_ = std::move(h);
+  }
+
+  /// Periodic faces: each fluid ghost cell is the image of an interior cell; the slots to copy are the
+  /// directions j for which the ghost's upstream cell (ghost - c_j) is interior (see stream_collide_k).
+  void build_ghost_copies() {
+    std::vector<Copy> h;
+    const index_t ext[3] = {grid_.nx, grid_.ny, grid_.nz};
+    const index_t lo[3] = {grid_.g, grid_.g, grid_.gz};
+    auto interior = [&](const index_t* p) {
+      for (int d = 0; d < setup_.dims; ++d)
+        if (p[d] < lo[d] || p[d] >= lo[d] + ext[d]) return false;
+      return true;
+    };
+    for (index_t z = 0; z < grid_.nz + 2 * grid_.gz; ++z)
+      for (index_t y = 0; y < grid_.ny + 2 * grid_.g; ++y)
+        for (index_t x = 0; x < grid_.nx + 2 * grid_.g; ++x) {
+          const index_t p[3] = {x, y, z};
+          if (interior(p) || flags_host_[static_cast<std::size_t>(grid_.padded(x, y, z))] != fluid) continue;
+          index_t img[3] = {x, y, z};
+          for (int d = 0; d < setup_.dims; ++d) img[d] = lo[d] + ((p[d] - lo[d]) % ext[d] + ext[d]) % ext[d];
+          const index_t src_cell = grid_.padded(img[0], img[1], img[2]);
+          const index_t dst_cell = grid_.padded(x, y, z);
+          for (int j = 1; j < L::q; ++j) {
+            const index_t up[3] = {x - L::c(j, 0), y - L::c(j, 1), z - (setup_.dims == 3 ? L::c(j, 2) : 0)};
+            if (interior(up)) h.push_back({j * grid_.n_padded + src_cell, j * grid_.n_padded + dst_cell});
+          }
+        }
+    copies_.from_host(h);
+  }
+
+  Setup setup_;
+  PaddedGrid grid_;
+  DeviceArray<T> f_;
+  DeviceArray<std::uint8_t> flags_;
+  std::vector<std::uint8_t> flags_host_;
+  DeviceArray<Copy> copies_;
+  DeviceArray<double> u_prev_;
+  double wall_u_[max_flag][3] = {};
+  long steps_ = 0;
+};
+
+template <class L>
+std::unique_ptr<Solver> make_for_lattice(const Setup& s) {
+  switch (s.precision) {
+    case Precision::fp64:
+      return std::make_unique<SolverImpl<L, double>>(s);
+    case Precision::fp32:
+      return std::make_unique<SolverImpl<L, float>>(s);
+    default:
+      throw InputError("numerics.precision: 16-bit population storage is not available in this build yet");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Solver> make_solver(const Setup& s) {
+  if (s.lattice == "D2Q9" && s.dims == 2) return make_for_lattice<D2Q9>(s);
+  if (s.lattice == "D3Q19" && s.dims == 3) return make_for_lattice<D3Q19>(s);
+  if (s.lattice == "D3Q27" && s.dims == 3) return make_for_lattice<D3Q27>(s);
+  throw InputError("numerics.lattice: '" + s.lattice + "' does not fit a " + std::to_string(s.dims) +
+                   "D domain (valid: D2Q9 in 2D; D3Q19, D3Q27 in 3D)");
+}
+
+}  // namespace eddy::lbm

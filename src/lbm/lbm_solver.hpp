@@ -1,0 +1,74 @@
+#pragma once
+/// The lattice Boltzmann solver: one block of cells, in lattice units, on the configured backend.
+///
+/// The solver knows nothing of files, MPI or physical units: the app gives it a Setup in lattice
+/// units and reads moments back through the accessors; halos across ranks come in as ghost-cell copy
+/// lists in a later step of the design (faces of kind `periodic` are copied locally here).
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace eddy::lbm {
+
+enum class FaceKind { wall, moving_wall, periodic };
+
+/// Everything the solver needs, in lattice units.
+struct Setup {
+  int dims = 2;                           ///< 2 or 3
+  Int3 cells{1, 1, 1};                    ///< interior cells of this block
+  std::string lattice = "D2Q9";           ///< D2Q9 | D3Q19 | D3Q27
+  std::string collision = "bgk";          ///< bgk | trt
+  Precision precision = Precision::fp64;  ///< population storage (arithmetic: FP64 for fp64, else FP32)
+  double tau = 0.6;                       ///< relaxation time (viscosity nu = (tau - 1/2) / 3)
+  double trt_magic = 3.0 / 16.0;          ///< TRT magic parameter
+  std::array<FaceKind, 6> faces{};        ///< x_min, x_max, y_min, y_max, z_min, z_max
+  std::array<Real3, 6> wall_velocity{};   ///< lattice velocity of moving walls, per face
+};
+
+/// Initial state of one cell: density deviation rho - 1 and velocity, lattice units.
+struct CellState {
+  double drho = 0.0;
+  Real3 u{0.0, 0.0, 0.0};
+};
+/// Initial condition as a function of the interior cell index (x, y, z).
+using InitialCondition = std::function<CellState(index_t, index_t, index_t)>;
+
+/// Sums and maxima over the block's interior cells, lattice units.
+struct Stats {
+  double mass = 0.0;            ///< sum of rho - 1
+  double kinetic_energy = 0.0;  ///< sum of |u|^2 / 2
+  double max_speed = 0.0;       ///< max |u|
+  double nonfinite = 0.0;       ///< cells whose density or velocity is NaN or Inf
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  /// Set every cell to the equilibrium of the given state; resets the step count.
+  virtual void initialize(const InitialCondition& ic) = 0;
+  /// Advance one time step (stream, collide, boundaries).
+  virtual void step() = 0;
+  /// Steps taken since initialize().
+  virtual long steps() const = 0;
+  /// Density and velocity of the interior cells (x fastest); velocity has `dims` components per cell.
+  virtual void macroscopic(std::vector<double>& rho, std::vector<double>& u) const = 0;
+  /// Reductions over the interior, computed on the device.
+  virtual Stats stats() const = 0;
+  /// sqrt(sum |u - u_prev|^2 / sum |u|^2) since the previous call (1 on the first call).
+  virtual double velocity_change() = 0;
+  /// Device memory held, bytes.
+  virtual std::size_t bytes_allocated() const = 0;
+  /// Bytes read and written per cell and step by the update (the figure of merit for bandwidth).
+  virtual double bytes_per_cell_step() const = 0;
+  virtual const Setup& setup() const = 0;
+};
+
+/// Build the solver for the lattice, collision and precision named in the setup.
+std::unique_ptr<Solver> make_solver(const Setup& s);
+
+}  // namespace eddy::lbm

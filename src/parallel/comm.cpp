@@ -1,0 +1,100 @@
+#include "parallel/comm.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace eddy::parallel {
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) {
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    owns_ = true;
+  }
+}
+
+MpiSession::~MpiSession() {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (owns_ && !finalised) MPI_Finalize();
+}
+
+int Comm::rank() const {
+  int r = 0;
+  MPI_Comm_rank(comm_, &r);
+  return r;
+}
+
+int Comm::size() const {
+  int s = 1;
+  MPI_Comm_size(comm_, &s);
+  return s;
+}
+
+void Comm::barrier() const { MPI_Barrier(comm_); }
+
+double Comm::sum(double v) const {
+  double r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  return r;
+}
+double Comm::max(double v) const {
+  double r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return r;
+}
+double Comm::min(double v) const {
+  double r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MIN, comm_);
+  return r;
+}
+long Comm::sum(long v) const {
+  long r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_LONG, MPI_SUM, comm_);
+  return r;
+}
+long Comm::max(long v) const {
+  long r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_LONG, MPI_MAX, comm_);
+  return r;
+}
+
+std::string Comm::broadcast(const std::string& s) const {
+  long n = static_cast<long>(s.size());
+  MPI_Bcast(&n, 1, MPI_LONG, 0, comm_);
+  std::string out = s;
+  out.resize(static_cast<size_t>(n));
+  MPI_Bcast(out.data(), static_cast<int>(n), MPI_CHAR, 0, comm_);
+  return out;
+}
+
+bool Comm::any(bool flag) const {
+  int v = flag ? 1 : 0, r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_LOR, comm_);
+  return r != 0;
+}
+
+void Comm::abort(int code) const {
+  MPI_Abort(comm_, code);
+  std::exit(code);
+}
+
+int Comm::node_local_rank() const {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &node);
+  int r = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  return r;
+}
+
+std::string Comm::hostname() {
+  char buf[256] = {0};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+}  // namespace eddy::parallel

@@ -1,0 +1,57 @@
+#pragma once
+/// The MPI communicator of a run: the only way the rest of eddy talks to MPI outside src/parallel.
+///
+/// Solvers never see this type; the app, the writers (io/) and sim/ do. Collective calls must be made
+/// by every rank of the communicator.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace eddy::parallel {
+
+/// Initialises MPI on construction (if nobody has yet) and finalises it on destruction.
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+ private:
+  bool owns_ = false;
+};
+
+/// A non-owning handle on an MPI communicator with the few collectives eddy needs.
+class Comm {
+ public:
+  explicit Comm(MPI_Comm c = MPI_COMM_WORLD) : comm_(c) {}
+  MPI_Comm native() const { return comm_; }
+  int rank() const;
+  int size() const;
+  bool root() const { return rank() == 0; }
+
+  void barrier() const;
+  double sum(double v) const;  ///< allreduce sum (result identical on every rank)
+  double max(double v) const;  ///< allreduce max
+  double min(double v) const;  ///< allreduce min
+  long sum(long v) const;
+  long max(long v) const;
+  /// Broadcast a string from rank 0 to all.
+  std::string broadcast(const std::string& s) const;
+  /// Every rank learns whether any rank passed true (for collective error decisions).
+  bool any(bool flag) const;
+  /// Abort the whole job (all ranks) with an exit code; used when a rank cannot continue alone.
+  [[noreturn]] void abort(int code) const;
+  /// Rank among the ranks of this node (MPI_COMM_TYPE_SHARED split): picks this rank's GPU.
+  int node_local_rank() const;
+  /// Hostname of this rank.
+  static std::string hostname();
+
+ private:
+  MPI_Comm comm_;
+};
+
+}  // namespace eddy::parallel

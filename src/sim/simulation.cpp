@@ -1,0 +1,96 @@
+#include "sim/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace eddy::sim {
+
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::end_time:
+      return "end time reached";
+    case StopReason::steps:
+      return "step count reached";
+    case StopReason::steady:
+      return "steady state reached";
+    case StopReason::wall_time:
+      return "wall-time limit reached";
+    case StopReason::requested:
+      return "stop requested";
+  }
+  return "?";
+}
+
+Simulation::Simulation(double dt, StopCriteria stop) : stop_(stop) { clock_.dt = dt; }
+
+void Simulation::add(const std::string& name, Schedule when, Action action, bool at_end) {
+  timings_.push_back({name, 0.0, 0});
+  entries_.push_back({ScheduleClock(when, clock_.step, clock_.time), std::move(action), at_end,
+                      timings_.size() - 1});
+}
+
+void Simulation::set_steady_check(long every, std::function<bool(const Clock&)> converged) {
+  steady_every_ = every;
+  converged_ = std::move(converged);
+}
+
+void Simulation::call(Entry& e) {
+  const auto t0 = std::chrono::steady_clock::now();
+  e.action(clock_);
+  Timing& t = timings_[e.timing];
+  t.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ++t.calls;
+}
+
+void Simulation::run_actions_now() {
+  for (Entry& e : entries_) call(e);
+}
+
+long Simulation::planned_steps() const {
+  long n = 0;
+  if (stop_.end_time > 0) n = static_cast<long>(std::ceil(stop_.end_time / clock_.dt - 1e-9));
+  if (stop_.steps > 0) n = n > 0 ? std::min(n, stop_.steps) : stop_.steps;
+  return n;
+}
+
+StopReason Simulation::run() {
+  started_ = std::chrono::steady_clock::now();
+  const long last = planned_steps();
+  StopReason reason = StopReason::steps;
+  std::vector<bool> ran_now(entries_.size(), false);
+  for (;;) {
+    if (last > 0 && clock_.step >= last) {
+      reason = (stop_.end_time > 0 && clock_.time >= stop_.end_time * (1 - 1e-12)) ? StopReason::end_time
+                                                                                  : StopReason::steps;
+      break;
+    }
+    std::fill(ran_now.begin(), ran_now.end(), false);
+    const auto t0 = std::chrono::steady_clock::now();
+    step_();
+    ++clock_.step;
+    // Time from the step count, not by summation, so it has no drift over long runs.
+    clock_.time = static_cast<double>(clock_.step) * clock_.dt;
+    const auto t1 = std::chrono::steady_clock::now();
+    timings_.front().seconds += std::chrono::duration<double>(t1 - t0).count();
+    ++timings_.front().calls;
+
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      ran_now[k] = entries_[k].schedule.due(clock_.step, clock_.time);
+      if (ran_now[k]) call(entries_[k]);
+    }
+    if (steady_every_ > 0 && clock_.step % steady_every_ == 0 && converged_(clock_)) {
+      reason = StopReason::steady;
+      break;
+    }
+    if (stop_.max_wall_time > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() > stop_.max_wall_time) {
+      reason = StopReason::wall_time;
+      break;
+    }
+  }
+  for (std::size_t k = 0; k < entries_.size(); ++k)
+    if (entries_[k].at_end && !ran_now[k]) call(entries_[k]);
+  return reason;
+}
+
+}  // namespace eddy::sim

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# eddy's exit codes and messages on bad input (DESIGN §8): 2 with a message naming the key/file, and
+# no output directory left behind.
+set -u
+eddy=$1 src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fails=0 passes=0
+expect() {  # expect CODE PATTERN -- args...
+  local want=$1 pattern=$2
+  shift 3
+  local out code
+  out=$("$eddy" "$@" 2>&1)
+  code=$?
+  if [ "$code" != "$want" ] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL: eddy $* -> exit $code (want $want), output:"
+    echo "$out" | sed 's/^/    /'
+    fails=$((fails + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+cfg=$src/configs/cavity2d.yaml
+expect 2 "no command" --
+expect 2 "unknown command 'fly'" -- fly
+expect 2 "no CONFIG" -- run
+expect 2 "missing.yaml" -- run missing.yaml
+expect 2 "unknown option '--bogus'" -- run "$cfg" --bogus
+expect 2 "numerics.precision.*fp64" -- validate "$cfg" --set numerics.precision=fp42
+expect 2 "did you mean 'reynolds'" -- validate "$cfg" --set physics.reynold=10
+expect 2 "physics.reynolds" -- validate "$cfg" --set physics.reynolds=-5
+expect 2 "domain.cells" -- validate "$cfg" --set "domain.cells=[0,128]"
+expect 2 "lattice_velocity|max_mach|Mach" -- validate "$cfg" --set numerics.lattice_velocity=0.5
+expect 2 "tau|relaxation" -- validate "$cfg" --set physics.reynolds=1e9
+expect 2 "x_max.*periodic|periodic.*x_max" -- validate "$cfg" --set boundaries.x_min.type=periodic
+expect 0 "valid" -- validate "$cfg"
+expect 0 "usage" -- --help
+expect 0 "backend" -- info
+printf 'solver: lbm\ndomain:\n  cells: [16, 16]\n  lenght: 1\n' >typo.yaml
+expect 2 "typo.yaml:4:3.*did you mean 'length'" -- run typo.yaml
+printf 'solver: lbm\n  bad: [\n' >broken.yaml
+expect 2 "broken.yaml" -- run broken.yaml
+# Bad input never leaves output behind.
+if [ -e out ]; then
+  echo "FAIL: bad input created $(find out | head -5)"
+  fails=$((fails + 1))
+else
+  passes=$((passes + 1))
+fi
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
