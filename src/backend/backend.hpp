@@ -1,9 +1,10 @@
 #pragma once
 /// The backend layer: the only part of eddy that knows CUDA, HIP or OpenMP.
 ///
-/// Kernels are written once as lambdas over a cell index and launched with a label:
+/// Kernels are written once as lambdas over a cell index and launched with a label
+/// (backend/parallel.hpp, for files the device compiler builds):
 ///   parallel_for("lbm::stream_collide", n, [=] EDDY_DEVICE (index_t i) { ... });
-/// Memory is owned by DeviceArray<T> (device memory on GPUs, host memory on the CPU backend).
+/// This header is plain C++ and may be included anywhere. Memory is owned by DeviceArray<T> (device memory on GPUs, host memory on the CPU backend).
 /// Every call checks its result and throws eddy::Error with file:line on failure.
 #include <cstddef>
 #include <string>
@@ -96,12 +97,6 @@ class DeviceArray {
 };
 
 }  // namespace eddy::backend
-
-#if EDDY_GPU
-#include "backend/parallel_gpu.hpp"
-#else
-#include "backend/parallel_cpu.hpp"
-#endif
 
 namespace eddy::backend {
 

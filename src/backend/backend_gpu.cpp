@@ -1,5 +1,5 @@
 // The GPU backends (CUDA and HIP share this file through a few aliases).
-#include "backend/backend.hpp"
+#include "backend/parallel.hpp"
 
 #if EDDY_GPU
 #include <string>
@@ -87,8 +87,8 @@ DeviceInfo device_info() {
     d.memory_gib = static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
   }
   int rt = 0, drv = 0;
-  gpuRuntimeGetVersion(&rt);
-  gpuDriverGetVersion(&drv);
+  (void)gpuRuntimeGetVersion(&rt);
+  (void)gpuDriverGetVersion(&drv);
   d.runtime = "runtime " + std::to_string(rt) + ", driver " + std::to_string(drv);
   return d;
 }

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <vector>
 
-#include "backend/backend.hpp"
+#include "backend/parallel.hpp"
 
 namespace eddy::backend {
 

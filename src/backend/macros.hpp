@@ -1,13 +1,22 @@
 #pragma once
 /// Function qualifiers and pragmas of the configured backend. Only src/backend knows what they expand to.
 #if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
-#define EDDY_GPU 1
+#define EDDY_GPU 1  ///< the build's kernels run on a GPU
+#else
+#define EDDY_GPU 0
+#endif
+
+// Qualifiers exist only where a device compiler reads the file; plain C++ files of a GPU build (the
+// app, io/) see inline host functions.
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>  // HIP-Clang defines __host__/__device__ in its runtime header
+#endif
+#if defined(__CUDACC__) || defined(__HIPCC__)
 #define EDDY_HD __host__ __device__         ///< callable on host and device
 #define EDDY_DEVICE __device__              ///< qualifier of a lambda passed to parallel_for
 #define EDDY_UNROLL _Pragma("unroll")       ///< unroll the next loop (compile-time trip count)
 #define EDDY_INLINE __forceinline__         ///< always inline (pointwise kernel code)
 #else
-#define EDDY_GPU 0
 #define EDDY_HD
 #define EDDY_DEVICE
 #define EDDY_UNROLL _Pragma("GCC unroll 32")

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "backend/backend.hpp"
+#include "backend/parallel.hpp"
 #include "core/error.hpp"
 #include "lbm/collide_k.hpp"
 #include "lbm/lattice.hpp"
