@@ -14,10 +14,10 @@
 namespace eddy::io {
 
 struct Block {
-  int dims = 3;              ///< 1, 2 or 3
-  Int3 global{1, 1, 1};      ///< cells of the whole grid per direction (x=0, y=1, z=2); unused = 1
-  Int3 offset{0, 0, 0};      ///< first global cell of this rank's box
-  Int3 extent{1, 1, 1};      ///< cells of this rank's box; 0 in any direction = this rank holds nothing
+  int dims = 3;          ///< 1, 2 or 3
+  Int3 global{1, 1, 1};  ///< cells of the whole grid per direction (x=0, y=1, z=2); unused = 1
+  Int3 offset{0, 0, 0};  ///< first global cell of this rank's box
+  Int3 extent{1, 1, 1};  ///< cells of this rank's box; 0 in any direction = this rank holds nothing
 
   /// The whole grid as one block (one rank, or data every rank holds completely).
   static Block whole(int dims, const Int3& global) {

@@ -73,8 +73,9 @@ std::uint64_t block_checksum(const T* local, const Block& b, int ncomp) {
   std::uint64_t n = 0;
   for (index_t k = 0; k < b.extent[2]; ++k) {
     for (index_t j = 0; j < b.extent[1]; ++j) {
-      const auto row = (static_cast<std::uint64_t>(b.offset[2] + k) * gy +
-                        static_cast<std::uint64_t>(b.offset[1] + j)) * gx;
+      const auto row =
+          (static_cast<std::uint64_t>(b.offset[2] + k) * gy + static_cast<std::uint64_t>(b.offset[1] + j)) *
+          gx;
       for (index_t i = 0; i < b.extent[0]; ++i) {
         const std::uint64_t cell = row + static_cast<std::uint64_t>(b.offset[0] + i);
         for (std::uint64_t c = 0; c < nc; ++c, ++n) sum += checksum_term(cell * nc + c, value_bits(local[n]));

@@ -19,7 +19,8 @@ std::string check_columns(const std::vector<std::string>& columns) {
   std::set<std::string> seen{"step", "time"};
   for (const std::string& c : columns) {
     if (c.empty()) return "empty column name";
-    if (c.find_first_of(",\"\n\r") != std::string::npos) return "column name '" + c + "' holds a comma, quote or newline";
+    if (c.find_first_of(",\"\n\r") != std::string::npos)
+      return "column name '" + c + "' holds a comma, quote or newline";
     if (!seen.insert(c).second) return "column '" + c + "' appears twice (or is step/time)";
   }
   return {};

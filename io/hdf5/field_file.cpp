@@ -64,6 +64,7 @@ struct FieldFile::State {
     if (rank == 0 && created) {
       std::error_code ec;
       fs::remove(tmp, ec);
+      created = false;  // never remove a later file of the same name
     }
   }
 
@@ -167,7 +168,8 @@ void check_same_grid(const parallel::Comm& comm, const Block& b, int ncomp, cons
                           std::to_string(b.global_cells()) + " (boxes must tile the grid)");
 }
 
-h5::Id create_dataset(hid_t file, const std::string& name, hid_t file_type, const std::vector<index_t>& shape) {
+h5::Id create_dataset(hid_t file, const std::string& name, hid_t file_type,
+                      const std::vector<index_t>& shape) {
   const std::vector<hsize_t> dims = h5::dims_of(shape);
   h5::Id space = h5::space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   h5::Id lcpl = h5::plist(H5Pcreate(H5P_LINK_CREATE));
@@ -176,7 +178,8 @@ h5::Id create_dataset(hid_t file, const std::string& name, hid_t file_type, cons
   // Groups in the name ("populations/f") are created; every value is written, so skip fill values.
   if (H5Pset_create_intermediate_group(lcpl.get(), 1) < 0) return h5::Id();
   if (H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) < 0) return h5::Id();
-  return h5::dataset(H5Dcreate2(file, name.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+  return h5::dataset(
+      H5Dcreate2(file, name.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
 }
 
 h5::Id transfer_plist(bool collective) {
@@ -342,7 +345,8 @@ void FieldFile::write_scalar(const std::string& name, const T* local, Checksum c
 template <class T>
 void FieldFile::write_vector(const std::string& name, const T* local, int ncomp, Checksum checksum) {
   require_open("write_vector");
-  if (ncomp < 1) throw Error("cannot write vector '" + name + "' with " + std::to_string(ncomp) + " components");
+  if (ncomp < 1)
+    throw Error("cannot write vector '" + name + "' with " + std::to_string(ncomp) + " components");
   write_array(name, local, s_->block, ncomp, checksum);
 }
 
@@ -373,8 +377,8 @@ void FieldFile::write_array(const std::string& name, const T* local, const Block
   if (bad.empty() && ncomp < 0) bad = "negative component count";
   if (bad.empty() && !local && blk.local_cells() > 0) bad = "no data (null pointer) for a non-empty box";
   if (bad.empty() && name.empty()) bad = "empty dataset name";
-  const std::uint64_t bytes =
-      static_cast<std::uint64_t>(blk.global_cells()) * static_cast<std::uint64_t>(std::max(ncomp, 1)) * sizeof(T);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(blk.global_cells()) *
+                              static_cast<std::uint64_t>(std::max(ncomp, 1)) * sizeof(T);
   if (bad.empty() && s.rank == 0) bad = space_problem(s.tmp, s.bytes, bytes);
   throw_if_any_failed(s.comm, bad.empty(), "cannot write " + where + ": " + bad);
   check_same_grid(s.comm, blk, ncomp, "cannot write " + where);
@@ -499,7 +503,8 @@ void FieldFile::write_coordinates(const std::vector<double>& x, const std::vecto
     const size_t want = static_cast<int>(d) < b.dims ? static_cast<size_t>(b.global[d]) : 0;
     if (axes[d]->size() != want)
       throw Error("cannot write coordinates to HDF5 file '" + s_->path + "': " + std::string(1, "xyz"[d]) +
-                  " has " + std::to_string(axes[d]->size()) + " values, the grid needs " + std::to_string(want));
+                  " has " + std::to_string(axes[d]->size()) + " values, the grid needs " +
+                  std::to_string(want));
   }
   const char* names[3] = {"x", "y", "z"};
   for (int d = 0; d < b.dims; ++d) write_global(names[d], *axes[d]);
@@ -539,8 +544,9 @@ void FieldFile::attr_string(const std::string& object, const std::string& name, 
     why = t.valid() ? put_attribute(s.file.get(), object, name, t.get(), t.get(), &p, 1, true)
                     : with_detail("no string type");
   }
-  throw_if_any_failed(s.comm, why.empty(),
-                      "cannot set attribute '" + name + "' of '" + object + "' in HDF5 file '" + s.path + "': " + why);
+  throw_if_any_failed(
+      s.comm, why.empty(),
+      "cannot set attribute '" + name + "' of '" + object + "' in HDF5 file '" + s.path + "': " + why);
 }
 
 void FieldFile::attr_doubles(const std::string& object, const std::string& name, const double* v, size_t n,
@@ -548,9 +554,11 @@ void FieldFile::attr_doubles(const std::string& object, const std::string& name,
   require_open("set_attribute");
   State& s = *s_;
   std::string why;
-  if (s.writer()) why = put_attribute(s.file.get(), object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, n, scalar);
-  throw_if_any_failed(s.comm, why.empty(),
-                      "cannot set attribute '" + name + "' of '" + object + "' in HDF5 file '" + s.path + "': " + why);
+  if (s.writer())
+    why = put_attribute(s.file.get(), object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, n, scalar);
+  throw_if_any_failed(
+      s.comm, why.empty(),
+      "cannot set attribute '" + name + "' of '" + object + "' in HDF5 file '" + s.path + "': " + why);
 }
 
 void FieldFile::attr_longs(const std::string& object, const std::string& name, const long* v, size_t n,
@@ -558,9 +566,11 @@ void FieldFile::attr_longs(const std::string& object, const std::string& name, c
   require_open("set_attribute");
   State& s = *s_;
   std::string why;
-  if (s.writer()) why = put_attribute(s.file.get(), object, name, H5T_STD_I64LE, H5T_NATIVE_LONG, v, n, scalar);
-  throw_if_any_failed(s.comm, why.empty(),
-                      "cannot set attribute '" + name + "' of '" + object + "' in HDF5 file '" + s.path + "': " + why);
+  if (s.writer())
+    why = put_attribute(s.file.get(), object, name, H5T_STD_I64LE, H5T_NATIVE_LONG, v, n, scalar);
+  throw_if_any_failed(
+      s.comm, why.empty(),
+      "cannot set attribute '" + name + "' of '" + object + "' in HDF5 file '" + s.path + "': " + why);
 }
 
 void FieldFile::attr_u64(const std::string& object, const std::string& name, const std::uint64_t* v, size_t n,
@@ -568,9 +578,11 @@ void FieldFile::attr_u64(const std::string& object, const std::string& name, con
   require_open("set_attribute");
   State& s = *s_;
   std::string why;
-  if (s.writer()) why = put_attribute(s.file.get(), object, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, v, n, scalar);
-  throw_if_any_failed(s.comm, why.empty(),
-                      "cannot set attribute '" + name + "' of '" + object + "' in HDF5 file '" + s.path + "': " + why);
+  if (s.writer())
+    why = put_attribute(s.file.get(), object, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, v, n, scalar);
+  throw_if_any_failed(
+      s.comm, why.empty(),
+      "cannot set attribute '" + name + "' of '" + object + "' in HDF5 file '" + s.path + "': " + why);
 }
 
 // ------------------------------------------------------------------------- explicit instantiations
@@ -589,8 +601,10 @@ template void FieldFile::write_array(const std::string&, const float*, const Blo
 template void FieldFile::write_array(const std::string&, const std::int32_t*, const Block&, int, Checksum);
 template void FieldFile::write_array(const std::string&, const std::int64_t*, const Block&, int, Checksum);
 template void FieldFile::write_array(const std::string&, const std::uint64_t*, const Block&, int, Checksum);
-template void FieldFile::write_global(const std::string&, const double*, const std::vector<index_t>&, Checksum);
-template void FieldFile::write_global(const std::string&, const float*, const std::vector<index_t>&, Checksum);
+template void FieldFile::write_global(const std::string&, const double*, const std::vector<index_t>&,
+                                      Checksum);
+template void FieldFile::write_global(const std::string&, const float*, const std::vector<index_t>&,
+                                      Checksum);
 template void FieldFile::write_global(const std::string&, const std::int32_t*, const std::vector<index_t>&,
                                       Checksum);
 template void FieldFile::write_global(const std::string&, const std::int64_t*, const std::vector<index_t>&,

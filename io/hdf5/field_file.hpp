@@ -114,10 +114,12 @@ class FieldFile {
   void set_dataset_attribute(const std::string& dataset, const std::string& name, double value) {
     attr_doubles(dataset, name, &value, 1, true);
   }
-  void set_dataset_attribute(const std::string& dataset, const std::string& name, const std::vector<double>& v) {
+  void set_dataset_attribute(const std::string& dataset, const std::string& name,
+                             const std::vector<double>& v) {
     attr_doubles(dataset, name, v.data(), v.size(), false);
   }
-  void set_dataset_attribute(const std::string& dataset, const std::string& name, const std::vector<long>& v) {
+  void set_dataset_attribute(const std::string& dataset, const std::string& name,
+                             const std::vector<long>& v) {
     attr_longs(dataset, name, v.data(), v.size(), false);
   }
   template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
@@ -146,7 +148,8 @@ class FieldFile {
     }
   }
   void attr_string(const std::string& object, const std::string& name, const std::string& value);
-  void attr_doubles(const std::string& object, const std::string& name, const double* v, size_t n, bool scalar);
+  void attr_doubles(const std::string& object, const std::string& name, const double* v, size_t n,
+                    bool scalar);
   void attr_longs(const std::string& object, const std::string& name, const long* v, size_t n, bool scalar);
   void attr_u64(const std::string& object, const std::string& name, const std::uint64_t* v, size_t n,
                 bool scalar);

@@ -52,12 +52,18 @@ Kind kind_of(hid_t dset) {
 template <class F>
 bool dispatch(Kind k, F&& f) {
   switch (k) {
-    case Kind::f32: return f(float{});
-    case Kind::f64: return f(double{});
-    case Kind::i32: return f(std::int32_t{});
-    case Kind::i64: return f(std::int64_t{});
-    case Kind::u64: return f(std::uint64_t{});
-    default: return false;
+    case Kind::f32:
+      return f(float{});
+    case Kind::f64:
+      return f(double{});
+    case Kind::i32:
+      return f(std::int32_t{});
+    case Kind::i64:
+      return f(std::int64_t{});
+    case Kind::u64:
+      return f(std::uint64_t{});
+    default:
+      return false;
   }
 }
 
@@ -246,7 +252,8 @@ struct OpenAttr {
   h5::Id attr;
 };
 
-OpenAttr open_attribute(const std::string& path, hid_t file, const std::string& name, const std::string& object) {
+OpenAttr open_attribute(const std::string& path, hid_t file, const std::string& name,
+                        const std::string& object) {
   OpenAttr a;
   a.obj = h5::open_object(file, object);
   if (!a.obj.valid()) {
@@ -258,13 +265,14 @@ OpenAttr open_attribute(const std::string& path, hid_t file, const std::string& 
     throw InputError("HDF5 file '" + path + "' has no attribute '" + name + "' on '" + object + "'");
   }
   a.attr = h5::attr(H5Aopen(a.obj.get(), name.c_str(), H5P_DEFAULT));
-  if (!a.attr.valid()) throw InputError(with_detail("cannot open attribute '" + name + "' in '" + path + "'"));
+  if (!a.attr.valid())
+    throw InputError(with_detail("cannot open attribute '" + name + "' in '" + path + "'"));
   return a;
 }
 
 template <class T>
-std::vector<T> read_numbers(const std::string& path, hid_t file, const std::string& name, const std::string& object,
-                            hid_t mem_type) {
+std::vector<T> read_numbers(const std::string& path, hid_t file, const std::string& name,
+                            const std::string& object, hid_t mem_type) {
   OpenAttr a = open_attribute(path, file, name, object);
   h5::Id space = h5::space(H5Aget_space(a.attr.get()));
   const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
@@ -272,7 +280,8 @@ std::vector<T> read_numbers(const std::string& path, hid_t file, const std::stri
   h5::Id t = h5::type(H5Aget_type(a.attr.get()));
   const H5T_class_t cls = t.valid() ? H5Tget_class(t.get()) : H5T_NO_CLASS;
   if (cls != H5T_INTEGER && cls != H5T_FLOAT)
-    throw InputError("attribute '" + name + "' on '" + object + "' in HDF5 file '" + path + "' is not numeric");
+    throw InputError("attribute '" + name + "' on '" + object + "' in HDF5 file '" + path +
+                     "' is not numeric");
   std::vector<T> v(static_cast<size_t>(n));
   if (n > 0 && H5Aread(a.attr.get(), mem_type, v.data()) < 0)
     throw InputError(with_detail("cannot read attribute '" + name + "' in '" + path + "'"));
@@ -302,7 +311,8 @@ std::string FieldReader::attribute_string(const std::string& name, const std::st
   OpenAttr a = open_attribute(s_->path, s_->file.get(), name, object);
   h5::Id t = h5::type(H5Aget_type(a.attr.get()));
   if (!t.valid() || H5Tget_class(t.get()) != H5T_STRING)
-    throw InputError("attribute '" + name + "' on '" + object + "' in HDF5 file '" + s_->path + "' is not a string");
+    throw InputError("attribute '" + name + "' on '" + object + "' in HDF5 file '" + s_->path +
+                     "' is not a string");
   const std::string fail = "cannot read attribute '" + name + "' in '" + s_->path + "'";
   if (H5Tis_variable_str(t.get()) > 0) {
     h5::Id mem = h5::vlen_string_type();
@@ -344,9 +354,11 @@ namespace {
 std::uint64_t stored_checksum(const FieldReader& r, const std::string& name) {
   if (!r.has_attribute("checksum", name))
     throw InputError("dataset '" + name + "' of HDF5 file '" + r.path() + "' carries no checksum");
-  if (r.has_attribute("checksum_scheme", name) && r.attribute_string("checksum_scheme", name) != checksum_scheme)
+  if (r.has_attribute("checksum_scheme", name) &&
+      r.attribute_string("checksum_scheme", name) != checksum_scheme)
     throw InputError("dataset '" + name + "' of HDF5 file '" + r.path() + "' has checksum scheme '" +
-                     r.attribute_string("checksum_scheme", name) + "', this build knows '" + checksum_scheme + "'");
+                     r.attribute_string("checksum_scheme", name) + "', this build knows '" + checksum_scheme +
+                     "'");
   return r.attribute_u64("checksum", name);
 }
 
@@ -360,7 +372,8 @@ bool FieldReader::verify_checksum(const std::string& name) const {
     using T = decltype(zero);
     return whole_checksum<T>(d.get(), sum);
   });
-  if (!ok) throw InputError(with_detail("cannot read dataset '" + name + "' of HDF5 file '" + s_->path + "'"));
+  if (!ok)
+    throw InputError(with_detail("cannot read dataset '" + name + "' of HDF5 file '" + s_->path + "'"));
   return sum == want;
 }
 

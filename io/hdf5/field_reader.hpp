@@ -65,7 +65,8 @@ class FieldReader {
   /// `checksum` attribute. InputError when the dataset carries no checksum or an unknown scheme.
   bool verify_checksum(const std::string& name) const;
   /// The same, collectively: each rank reads and sums only its box (the boxes tiling the grid).
-  bool verify_checksum(const std::string& name, const Block& block, int ncomp, const parallel::Comm& comm) const;
+  bool verify_checksum(const std::string& name, const Block& block, int ncomp,
+                       const parallel::Comm& comm) const;
 
  private:
   struct State;

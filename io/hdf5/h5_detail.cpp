@@ -36,7 +36,8 @@ herr_t record(hid_t stack, void* /*client*/) {
   const size_t at = reason.find(key);
   if (at != std::string::npos) {
     const size_t end = reason.find('\'', at + key.size());
-    reason = reason.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
+    reason =
+        reason.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
   } else if (reason.size() > 200) {
     reason = reason.substr(0, 200) + "...";
   }

@@ -19,12 +19,23 @@ std::string escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&apos;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -73,13 +84,13 @@ std::string xdmf_grid_xml(const XdmfGrid& g, int indent) {
   x << pad << kGridTag << name << "\" GridType=\"Uniform\">\n";
   x << pad << "  <Time Value=\"" << format_double(g.time) << "\"/>\n";
   // CoRectMesh dimensions count points (cell corners); the attributes are cell-centred.
-  x << pad << "  <Topology TopologyType=\"" << g.dims << "DCoRectMesh\" Dimensions=\"" << zyx(g.cells, g.dims, 1)
-    << "\"/>\n";
+  x << pad << "  <Topology TopologyType=\"" << g.dims << "DCoRectMesh\" Dimensions=\""
+    << zyx(g.cells, g.dims, 1) << "\"/>\n";
   x << pad << "  <Geometry GeometryType=\"" << (g.dims == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY") << "\">\n";
-  x << pad << "    <DataItem Name=\"Origin\" Dimensions=\"" << g.dims << "\" " << prec << "\"8\" Format=\"XML\">"
-    << zyx(g.origin, g.dims) << "</DataItem>\n";
-  x << pad << "    <DataItem Name=\"Spacing\" Dimensions=\"" << g.dims << "\" " << prec << "\"8\" Format=\"XML\">"
-    << zyx(g.spacing, g.dims) << "</DataItem>\n";
+  x << pad << "    <DataItem Name=\"Origin\" Dimensions=\"" << g.dims << "\" " << prec
+    << "\"8\" Format=\"XML\">" << zyx(g.origin, g.dims) << "</DataItem>\n";
+  x << pad << "    <DataItem Name=\"Spacing\" Dimensions=\"" << g.dims << "\" " << prec
+    << "\"8\" Format=\"XML\">" << zyx(g.spacing, g.dims) << "</DataItem>\n";
   x << pad << "  </Geometry>\n";
   const std::string file = escape(g.h5_file);
   for (const DatasetInfo& f : g.fields) {
@@ -87,8 +98,8 @@ std::string xdmf_grid_xml(const XdmfGrid& g, int indent) {
                              escape(f.name) + "</DataItem>\n";
     if (f.ncomp == 0 || (f.ncomp == 3 && g.dims == 3)) {
       const bool vec = f.ncomp == 3;
-      x << pad << "  <Attribute Name=\"" << escape(f.name) << "\" AttributeType=\"" << (vec ? "Vector" : "Scalar")
-        << "\" Center=\"Cell\">\n";
+      x << pad << "  <Attribute Name=\"" << escape(f.name) << "\" AttributeType=\""
+        << (vec ? "Vector" : "Scalar") << "\" Center=\"Cell\">\n";
       x << pad << "    <DataItem Dimensions=\"" << cells << (vec ? " 3" : "") << "\" " << item;
       x << pad << "  </Attribute>\n";
       continue;
@@ -109,8 +120,8 @@ std::string xdmf_grid_xml(const XdmfGrid& g, int indent) {
       x << pad << "  <Attribute Name=\"" << escape(f.name) << "_" << suffix
         << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n";
       x << pad << "    <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << cells << "\">\n";
-      x << pad << "      <DataItem Dimensions=\"3 " << rank << "\" Format=\"XML\">" << start << " " << stride << " "
-        << count << "</DataItem>\n";
+      x << pad << "      <DataItem Dimensions=\"3 " << rank << "\" Format=\"XML\">" << start << " " << stride
+        << " " << count << "</DataItem>\n";
       x << pad << "      <DataItem Dimensions=\"" << cells << " " << f.ncomp << "\" " << item;
       x << pad << "    </DataItem>\n";
       x << pad << "  </Attribute>\n";
@@ -136,7 +147,8 @@ void write_xdmf(const std::string& xmf_path, const XdmfGrid& g, const parallel::
 
 XdmfSeries::XdmfSeries(std::string path, const parallel::Comm& comm) : path_(std::move(path)), comm_(comm) {}
 
-XdmfSeries XdmfSeries::open_append(const std::string& path, const parallel::Comm& comm, long keep_up_to_step) {
+XdmfSeries XdmfSeries::open_append(const std::string& path, const parallel::Comm& comm,
+                                   long keep_up_to_step) {
   XdmfSeries s(path, comm);
   std::string why;
   if (comm.rank() == 0) {
@@ -171,8 +183,9 @@ void XdmfSeries::add(const XdmfGrid& g) {
   if (comm_.rank() == 0) {
     try {
       std::string text = xdmf_grid_xml(g, 6);
-      grids_.erase(std::remove_if(grids_.begin(), grids_.end(), [&](const auto& e) { return e.first == g.step; }),
-                   grids_.end());
+      grids_.erase(
+          std::remove_if(grids_.begin(), grids_.end(), [&](const auto& e) { return e.first == g.step; }),
+          grids_.end());
       const auto pos = std::upper_bound(grids_.begin(), grids_.end(), g.step,
                                         [](long st, const auto& e) { return st < e.first; });
       grids_.insert(pos, {g.step, std::move(text)});
@@ -187,7 +200,8 @@ void XdmfSeries::add(const XdmfGrid& g) {
 void XdmfSeries::rewrite() {
   std::string why;
   if (comm_.rank() == 0) {
-    std::string text = header() + "    <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+    std::string text =
+        header() + "    <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
     for (const auto& g : grids_) text += g.second;
     text += "    </Grid>\n" + footer();
     why = write_text_atomically(path_, text);

@@ -26,14 +26,14 @@ namespace eddy::io {
 
 /// One output time on a uniform grid.
 struct XdmfGrid {
-  std::string h5_file;             ///< the .h5 as the .xmf refers to it: relative to the .xmf's folder
-  long step = 0;                   ///< time step of the output
-  double time = 0.0;               ///< physical time [s]
-  int dims = 3;                    ///< 2 or 3
-  Int3 cells{1, 1, 1};             ///< cells per direction (x, y, z)
-  Real3 origin{0.0, 0.0, 0.0};     ///< lower corner of the domain (a cell face, not a centre) [m]
-  Real3 spacing{1.0, 1.0, 1.0};    ///< cell size per direction [m]
-  std::vector<DatasetInfo> fields; ///< datasets to show, e.g. FieldFile::fields()
+  std::string h5_file;              ///< the .h5 as the .xmf refers to it: relative to the .xmf's folder
+  long step = 0;                    ///< time step of the output
+  double time = 0.0;                ///< physical time [s]
+  int dims = 3;                     ///< 2 or 3
+  Int3 cells{1, 1, 1};              ///< cells per direction (x, y, z)
+  Real3 origin{0.0, 0.0, 0.0};      ///< lower corner of the domain (a cell face, not a centre) [m]
+  Real3 spacing{1.0, 1.0, 1.0};     ///< cell size per direction [m]
+  std::vector<DatasetInfo> fields;  ///< datasets to show, e.g. FieldFile::fields()
 };
 
 /// `<name>_<step:08d><ext>`, the file name eddy gives each output time (ext e.g. ".h5").

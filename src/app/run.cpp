@@ -78,6 +78,7 @@ RunResult run(const config::RunSpec& spec, const RunOptions& opt, const parallel
 
   sim::Simulation simulation(u.dt, {spec.run.end_time, spec.run.steps, spec.run.max_wall_time});
   simulation.set_step([&] { solver->step(); });
+  simulation.set_sync([] { backend::fence(); });
   const long planned = simulation.planned_steps();
 
   // Diagnostics and the progress line.

@@ -12,6 +12,7 @@ struct ProfileComparison {
   std::string name;                  ///< e.g. "u(y) at x = 0.5"
   std::vector<double> coord, value;  ///< reference coordinates (0..1) and values / U
   std::vector<double> eddy;          ///< eddy's profile interpolated at the reference coordinates
+  std::vector<bool> excluded;        ///< reference points left out of the maximum (published errata)
   double max_abs_error = 0.0;        ///< max |eddy - reference| / U
   double coord_of_max = 0.0;         ///< where it occurs
 };

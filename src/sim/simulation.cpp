@@ -37,6 +37,7 @@ void Simulation::set_steady_check(long every, std::function<bool(const Clock&)> 
 void Simulation::call(Entry& e) {
   const auto t0 = std::chrono::steady_clock::now();
   e.action(clock_);
+  sync_();
   Timing& t = timings_[e.timing];
   t.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++t.calls;
@@ -58,6 +59,9 @@ StopReason Simulation::run() {
   const long last = planned_steps();
   StopReason reason = StopReason::steps;
   std::vector<bool> ran_now(entries_.size(), false);
+  const long first_step = clock_.step;
+  sync_();
+  auto step_timer = std::chrono::steady_clock::now();
   for (;;) {
     if (last > 0 && clock_.step >= last) {
       reason = (stop_.end_time > 0 && clock_.time >= stop_.end_time * (1 - 1e-12)) ? StopReason::end_time
@@ -65,22 +69,28 @@ StopReason Simulation::run() {
       break;
     }
     std::fill(ran_now.begin(), ran_now.end(), false);
-    const auto t0 = std::chrono::steady_clock::now();
     step_();
     ++clock_.step;
     // Time from the step count, not by summation, so it has no drift over long runs.
     clock_.time = static_cast<double>(clock_.step) * clock_.dt;
-    const auto t1 = std::chrono::steady_clock::now();
-    timings_.front().seconds += std::chrono::duration<double>(t1 - t0).count();
-    ++timings_.front().calls;
-
+    bool any_due = steady_every_ > 0 && clock_.step % steady_every_ == 0;
     for (std::size_t k = 0; k < entries_.size(); ++k) {
       ran_now[k] = entries_[k].schedule.due(clock_.step, clock_.time);
-      if (ran_now[k]) call(entries_[k]);
+      any_due = any_due || ran_now[k];
     }
-    if (steady_every_ > 0 && clock_.step % steady_every_ == 0 && converged_(clock_)) {
-      reason = StopReason::steady;
-      break;
+    if (any_due || (last > 0 && clock_.step >= last)) {
+      sync_();
+      const auto now = std::chrono::steady_clock::now();
+      timings_.front().seconds += std::chrono::duration<double>(now - step_timer).count();
+      timings_.front().calls = clock_.step - first_step;
+      for (std::size_t k = 0; k < entries_.size(); ++k)
+        if (ran_now[k]) call(entries_[k]);
+      const bool steady = steady_every_ > 0 && clock_.step % steady_every_ == 0 && converged_(clock_);
+      step_timer = std::chrono::steady_clock::now();
+      if (steady) {
+        reason = StopReason::steady;
+        break;
+      }
     }
     if (stop_.max_wall_time > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() > stop_.max_wall_time) {

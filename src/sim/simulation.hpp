@@ -43,6 +43,9 @@ class Simulation {
   void set_step(std::function<void()> step) { step_ = std::move(step); }
   /// Run `action` after the steps where `when` is due (and once more at the end if `at_end`).
   void add(const std::string& name, Schedule when, Action action, bool at_end = false);
+  /// Called before timers are read (backend fence): steps are asynchronous on GPUs, so the loop
+  /// synchronises only when an action is due, and charges the wait to "step".
+  void set_sync(std::function<void()> sync) { sync_ = std::move(sync); }
   /// A steady-state test: every `every` steps, stop when it returns true.
   void set_steady_check(long every, std::function<bool(const Clock&)> converged);
   /// Run the actions once at the current clock (e.g. the initial state).
@@ -70,6 +73,7 @@ class Simulation {
   Clock clock_;
   StopCriteria stop_;
   std::function<void()> step_;
+  std::function<void()> sync_ = [] {};
   std::vector<Entry> entries_;
   std::vector<Timing> timings_{{"step", 0.0, 0}};
   long steady_every_ = 0;

@@ -118,7 +118,8 @@ const char* mode_name(WriteMode m) { return m == WriteMode::gather ? "gather" : 
 template <class T>
 std::vector<std::uint64_t> round_trip(const SharedDir& dir, const Block& b, WriteMode mode) {
   const Comm c = world();
-  const std::string path = dir / (std::string("f_") + mode_name(mode) + "_" + std::to_string(b.dims) + "d.h5");
+  const std::string path =
+      dir / (std::string("f_") + mode_name(mode) + "_" + std::to_string(b.dims) + "d.h5");
   const auto s = make_field<T>(b, 0);
   const auto v = make_field<T>(b, b.dims);
   const auto q = make_field<T>(b, 5);
@@ -137,8 +138,8 @@ std::vector<std::uint64_t> round_trip(const SharedDir& dir, const Block& b, Writ
   if (c.root()) {
     FieldReader r(path);
     EXPECT_EQ(r.value_bytes("scalar"), static_cast<int>(sizeof(T)));
-    for (const auto& [name, nc] : std::vector<std::pair<std::string, int>>{{"scalar", 0}, {"vector", b.dims},
-                                                                           {"groups/q", 5}}) {
+    for (const auto& [name, nc] :
+         std::vector<std::pair<std::string, int>>{{"scalar", 0}, {"vector", b.dims}, {"groups/q", 5}}) {
       const auto a = r.read<T>(name);
       EXPECT_EQ(a.shape, whole.file_shape(nc)) << name;
       EXPECT_EQ(a.data, make_field<T>(whole, nc)) << name;
@@ -151,8 +152,8 @@ std::vector<std::uint64_t> round_trip(const SharedDir& dir, const Block& b, Writ
   EXPECT_EQ(r.read_block<T>("vector", b, b.dims), v);
   EXPECT_EQ(r.read_block<T>("groups/q", b, 5), q);
   EXPECT_TRUE(r.verify_checksum("vector", b, b.dims, c));
-  for (const auto& [name, nc] : std::vector<std::pair<std::string, int>>{{"scalar", 0}, {"vector", b.dims},
-                                                                         {"groups/q", 5}}) {
+  for (const auto& [name, nc] :
+       std::vector<std::pair<std::string, int>>{{"scalar", 0}, {"vector", b.dims}, {"groups/q", 5}}) {
     const std::uint64_t stored = r.attribute_u64("checksum", name);
     // The checksum of the global array computed on one rank, from its definition:
     const auto all = make_field<T>(whole, nc);
@@ -237,7 +238,8 @@ TEST(Hdf5Mpi, EveryRankSeesAFailure) {
       ADD_FAILURE() << "no exception";
     } catch (const eddy::Error& e) {
       if (c.size() > 1) {
-        EXPECT_NE(std::string(e.what()).find("(rank " + std::to_string(c.size() - 1) + ")"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("(rank " + std::to_string(c.size() - 1) + ")"),
+                  std::string::npos)
             << e.what();
       }
     }
