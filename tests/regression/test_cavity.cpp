@@ -1,16 +1,18 @@
 // The 2D lid-driven cavity against Ghia, Ghia & Shin (1982), Table I (u along x = 0.5) and Table II
 // (v along y = 0.5), run through the same code path as `eddy run configs/cavity2d.yaml`.
 //
-// Tolerance (derived, see cases/lid_driven_cavity/README.md "Expected numbers"): the deviation from
-// Ghia has three parts. (1) Ghia's own error: their 129^2 second-order multigrid solution differs from
-// spectral benchmarks (Botella & Peyret 1998) by up to about 0.003 U at Re <= 1000. (2) eddy's
-// discretisation error: second order in dx, measured by grid refinement (64 -> 128 -> 256) at each Re,
-// plus the compressibility error of order Ma^2 at lattice velocity 0.1. (3) Linear interpolation of the
-// cell-centred profile to Ghia's points: h^2/8 max|u''|, below 0.001 U at 128^2 away from the lid.
-// The bound is the measured 128^2 error times a safety factor of 1.5 for platform round-off and the
-// residual-stopped state, and never above 0.02 U (the expectation at 128^2).
+// Tolerance, derived from a grid study on the H200 (FP64, TRT, lattice velocity 0.1; the table is in
+// cases/lid_driven_cavity/README.md). The max deviation d_N from Ghia's table at N^2 cells converges,
+// as N grows, to a floor d_inf that does not move when the lattice velocity is halved (so it is not
+// compressibility) or when FP32 replaces FP64: it is the error of Ghia's 129^2 / 257^2 solution itself
+// (e.g. at Re 1000 their v_min is 0.0116 U above Botella & Peyret's spectral value). Measured floors
+// (512^2): Re 100: 0.0085 U, Re 400: 0.0051 U, Re 1000: 0.0168 U; eddy's own discretisation error at
+// 128^2, |d_128 - d_512|, is below 0.004 U. The bound at 128^2 is the floor plus 0.0025 U (the
+// discretisation change, a 10^-3 margin for the residual-stopped state), rounded up:
+// Re 100: 0.011 U, Re 400: 0.008 U, Re 1000: 0.020 U.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "app/run.hpp"
@@ -30,21 +32,19 @@ app::RunResult run_cavity(double re, int n, double tolerance_steady) {
   return app::run(spec, {dir, true}, parallel::Comm());
 }
 
-TEST(CavityGhia, Re100At128) {
-  const app::RunResult r = run_cavity(100, 128, 1e-5);
+void check(double re, double bound) {
+  const app::RunResult r = run_cavity(re, 128, 1e-5);
   ASSERT_TRUE(r.ghia.has_value());
-  RecordProperty("max_deviation", std::to_string(r.ghia->max_abs_error()));
-  EXPECT_LT(r.ghia->u_vs_y.max_abs_error, 0.01);
-  EXPECT_LT(r.ghia->v_vs_x.max_abs_error, 0.01);
+  std::printf("Re %g, 128^2: max |u - u_Ghia| = %.4f U, max |v - v_Ghia| = %.4f U (bound %.3f U)\n", re,
+              r.ghia->u_vs_y.max_abs_error, r.ghia->v_vs_x.max_abs_error, bound);
+  EXPECT_LT(r.ghia->u_vs_y.max_abs_error, bound);
+  EXPECT_LT(r.ghia->v_vs_x.max_abs_error, bound);
+  EXPECT_EQ(r.stop_reason, "steady state reached");
 }
 
-TEST(CavityGhia, Re400At128) {
-  const app::RunResult r = run_cavity(400, 128, 1e-5);
-  ASSERT_TRUE(r.ghia.has_value());
-  RecordProperty("max_deviation", std::to_string(r.ghia->max_abs_error()));
-  EXPECT_LT(r.ghia->u_vs_y.max_abs_error, 0.015);
-  EXPECT_LT(r.ghia->v_vs_x.max_abs_error, 0.015);
-}
+TEST(CavityGhia, Re100At128) { check(100, 0.011); }
+TEST(CavityGhia, Re400At128) { check(400, 0.008); }
+TEST(CavityGhia, Re1000At128) { check(1000, 0.020); }
 
 }  // namespace
 }  // namespace eddy
