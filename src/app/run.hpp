@@ -31,4 +31,7 @@ struct RunResult {
 /// Run the configured case to its end. Collective over `comm`.
 RunResult run(const config::RunSpec& spec, const RunOptions& options, const parallel::Comm& comm);
 
+/// The solver-specific drivers run() dispatches to.
+RunResult run_lbm(const config::RunSpec& spec, const RunOptions& options, const parallel::Comm& comm);
+
 }  // namespace eddy::app

@@ -63,6 +63,19 @@ void compare(ProfileComparison& p, const std::vector<double>& s, const std::vect
 
 }  // namespace
 
+double taylor_green_error(const std::vector<double>& velocity, index_t nx, index_t ny, double dx,
+                          const cases::TaylorGreen& tg, double t) {
+  double e2 = 0, n2 = 0;
+  for (index_t y = 0; y < ny; ++y)
+    for (index_t x = 0; x < nx; ++x) {
+      const Real3 ex = tg.velocity({(x + 0.5) * dx, (y + 0.5) * dx, 0.0}, t);
+      const std::size_t k = static_cast<std::size_t>(y * nx + x) * 2;
+      e2 += (velocity[k] - ex[0]) * (velocity[k] - ex[0]) + (velocity[k + 1] - ex[1]) * (velocity[k + 1] - ex[1]);
+      n2 += ex[0] * ex[0] + ex[1] * ex[1];
+    }
+  return std::sqrt(e2 / n2);
+}
+
 std::string default_ghia_file() {
   return std::string(EDDY_SOURCE_DIR) + "/cases/lid_driven_cavity/ghia1982_re100_400_1000.csv";
 }

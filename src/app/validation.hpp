@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "cases/taylor_green/taylor_green.hpp"
 #include "core/types.hpp"
 
 namespace eddy::app {
@@ -31,6 +32,11 @@ GhiaComparison compare_ghia(const std::vector<double>& u_over_U, index_t nx, ind
 
 /// Text table of the comparison (what `eddy run` prints).
 std::string format(const GhiaComparison& g);
+
+/// Relative L2 error of a 2D velocity field (cells x fastest, 2 components, m/s, cell size dx) against
+/// the exact Taylor-Green solution at time t.
+double taylor_green_error(const std::vector<double>& velocity, index_t nx, index_t ny, double dx,
+                          const cases::TaylorGreen& tg, double t);
 
 /// The shipped Ghia table (cases/lid_driven_cavity/ghia1982_re100_400_1000.csv in the source tree).
 std::string default_ghia_file();

@@ -36,31 +36,20 @@ int Comm::size() const {
 
 void Comm::barrier() const { MPI_Barrier(comm_); }
 
-double Comm::sum(double v) const {
-  double r = 0;
-  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, comm_);
+namespace {
+template <class T>
+T allreduce(T v, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  T r{};
+  MPI_Allreduce(&v, &r, 1, type, op, comm);
   return r;
 }
-double Comm::max(double v) const {
-  double r = 0;
-  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  return r;
-}
-double Comm::min(double v) const {
-  double r = 0;
-  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MIN, comm_);
-  return r;
-}
-long Comm::sum(long v) const {
-  long r = 0;
-  MPI_Allreduce(&v, &r, 1, MPI_LONG, MPI_SUM, comm_);
-  return r;
-}
-long Comm::max(long v) const {
-  long r = 0;
-  MPI_Allreduce(&v, &r, 1, MPI_LONG, MPI_MAX, comm_);
-  return r;
-}
+}  // namespace
+
+double Comm::sum(double v) const { return allreduce(v, MPI_DOUBLE, MPI_SUM, comm_); }
+double Comm::max(double v) const { return allreduce(v, MPI_DOUBLE, MPI_MAX, comm_); }
+double Comm::min(double v) const { return allreduce(v, MPI_DOUBLE, MPI_MIN, comm_); }
+long Comm::sum(long v) const { return allreduce(v, MPI_LONG, MPI_SUM, comm_); }
+long Comm::max(long v) const { return allreduce(v, MPI_LONG, MPI_MAX, comm_); }
 
 std::string Comm::broadcast(const std::string& s) const {
   long n = static_cast<long>(s.size());

@@ -1,0 +1,110 @@
+#include "app/output.hpp"
+
+#include <cstdio>
+
+#include "backend/backend.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "io/hdf5/diagnostics_csv.hpp"
+#include "io/hdf5/field_file.hpp"
+#include "io/hdf5/xdmf.hpp"
+
+namespace eddy::app {
+namespace fs = std::filesystem;
+using log::cat;
+
+namespace {
+
+fs::path output_directory(const config::RunSpec& spec, const RunOptions& opt) {
+  if (!opt.out_dir.empty()) return opt.out_dir;
+  if (!spec.output.dir.empty()) return spec.output.dir;
+  return fs::path("out") / spec.name;
+}
+
+}  // namespace
+
+RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm)
+    : spec_(spec), comm_(comm), dir_(output_directory(spec, opt)) {
+  std::string err;
+  if (comm.root()) {
+    std::error_code ec;
+    fs::create_directories(dir_ / "fields", ec);
+    if (ec)
+      err = cat(dir_.string(), ": cannot create the output directory (", ec.message(),
+                "); choose a writable place with --out DIR or output.dir");
+  }
+  err = comm.broadcast(err);
+  if (!err.empty()) throw InputError(err);
+  log::set_quiet(opt.quiet);
+  log::open_file((dir_ / "run.log").string());
+  series_ = std::make_unique<io::XdmfSeries>((dir_ / "fields" / "fields.xmf").string(), comm);
+
+  const backend::DeviceInfo dev = backend::device_info();
+  log::info(cat("eddy ", EDDY_VERSION, " | backend ", dev.backend, " | device ", dev.name,
+                dev.device_count ? cat(" (", dev.memory_gib, " GiB)") : cat(", ", dev.threads, " threads"), " | ",
+                comm.size(), " MPI rank(s) | HDF5 ",
+                io::hdf5_is_parallel() ? "parallel" : "serial (blocks gathered to rank 0)", " | ", dev.runtime));
+  log::info(cat("config ", spec.source_file, " -> ", dir_.string()));
+  log::info("resolved config:\n" + spec.resolved_yaml);
+}
+
+RunOutput::~RunOutput() { log::open_file(""); }
+
+void RunOutput::open_diagnostics(const std::vector<std::string>& columns) {
+  csv_ = std::make_unique<io::DiagnosticsCsv>((dir_ / "diagnostics.csv").string(), columns, comm_);
+}
+
+void RunOutput::diagnostics(long step, double time, const std::vector<double>& values) {
+  if (csv_) csv_->row(step, time, values);
+}
+
+void RunOutput::write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields) {
+  const io::Block& b = grid.block;
+  const fs::path h5 = dir_ / "fields" / io::step_file_name(spec_.name, step, ".h5");
+  io::FieldFile f = io::FieldFile::create(h5.string(), b, comm_);
+  f.set_attribute("solver", spec_.solver);
+  f.set_attribute("step", step);
+  f.set_attribute("time", time);
+  f.set_attribute("dimensions", static_cast<long>(b.dims));
+  f.set_attribute("domain_length", spec_.domain.length);
+  f.set_attribute("resolved_config", spec_.resolved_yaml);
+  f.set_attribute("eddy_version", EDDY_VERSION);
+  f.set_attribute("backend", backend::name());
+  f.set_attribute("ranks", static_cast<long>(comm_.size()));
+  for (const FieldData& d : fields) {
+    if (d.ncomp > 0)
+      f.write_vector(d.name, d.data, d.ncomp);
+    else
+      f.write_scalar(d.name, d.data);
+    if (!d.units.empty()) f.set_dataset_attribute(d.name, "units", d.units);
+  }
+  std::vector<double> xyz[3];
+  for (int d = 0; d < b.dims; ++d)
+    for (index_t k = 0; k < b.global[static_cast<std::size_t>(d)]; ++k)
+      xyz[d].push_back((k + 0.5) * grid.spacing[static_cast<std::size_t>(d)]);
+  f.write_coordinates(xyz[0], xyz[1], xyz[2]);
+  io::XdmfGrid x;
+  x.h5_file = h5.filename().string();
+  x.step = step;
+  x.time = time;
+  x.dims = b.dims;
+  x.cells = b.global;
+  x.spacing = grid.spacing;
+  x.fields = f.fields();
+  f.commit();
+  io::write_xdmf((dir_ / "fields" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);
+  series_->add(x);
+}
+
+std::string RunOutput::duration(double s) {
+  char b[32];
+  if (s < 120)
+    std::snprintf(b, sizeof b, "%.0f s", s);
+  else if (s < 7200)
+    std::snprintf(b, sizeof b, "%.1f min", s / 60);
+  else
+    std::snprintf(b, sizeof b, "%.1f h", s / 3600);
+  return b;
+}
+
+}  // namespace eddy::app

@@ -1,0 +1,63 @@
+#pragma once
+/// The output directory of a run and what goes in it (DESIGN §7), shared by every solver: run.log,
+/// field files with their XDMF, diagnostics.csv and the progress line.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/run.hpp"
+#include "io/config/run_spec.hpp"
+#include "io/hdf5/block.hpp"
+#include "parallel/comm.hpp"
+
+namespace eddy::io {
+class DiagnosticsCsv;
+class XdmfSeries;
+}  // namespace eddy::io
+
+namespace eddy::app {
+
+/// One field to write: this rank's block of it, x fastest, `ncomp` values per cell (0 = scalar).
+struct FieldData {
+  std::string name;            ///< dataset name (DESIGN §7): velocity, density, pressure, vorticity
+  const double* data = nullptr;
+  int ncomp = 0;
+  std::string units;           ///< stored as the dataset's `units` attribute
+};
+
+/// Geometry of the field files: the global grid, this rank's box and the cell size.
+struct FieldGrid {
+  io::Block block;
+  Real3 spacing{1.0, 1.0, 1.0};  ///< cell size per direction [m]
+};
+
+class RunOutput {
+ public:
+  /// Create the directory (collectively; InputError if it cannot be made), open run.log and log the
+  /// build, device and resolved config.
+  RunOutput(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm);
+  ~RunOutput();
+
+  const std::filesystem::path& dir() const { return dir_; }
+
+  /// Start diagnostics.csv with these columns (after step,time).
+  void open_diagnostics(const std::vector<std::string>& columns);
+  /// Append a row to diagnostics.csv.
+  void diagnostics(long step, double time, const std::vector<double>& values);
+
+  /// Write fields/<name>_<step>.h5 with the standard attributes, its .xmf, and extend fields.xmf.
+  void write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields);
+
+  /// "12 s", "3.4 min", "1.2 h".
+  static std::string duration(double seconds);
+
+ private:
+  const config::RunSpec& spec_;
+  parallel::Comm comm_;
+  std::filesystem::path dir_;
+  std::unique_ptr<io::DiagnosticsCsv> csv_;
+  std::unique_ptr<io::XdmfSeries> series_;
+};
+
+}  // namespace eddy::app
