@@ -64,6 +64,8 @@ std::string header() {
 
 std::string footer() { return "  </Domain>\n</Xdmf>\n"; }
 
+std::string pad_of(int indent) { return std::string(static_cast<size_t>(std::max(indent, 0)), ' '); }
+
 }  // namespace
 
 std::string step_file_name(const std::string& name, long step, const std::string& ext) {
@@ -75,22 +77,34 @@ std::string step_file_name(const std::string& name, long step, const std::string
 std::string xdmf_grid_xml(const XdmfGrid& g, int indent) {
   if (g.dims != 2 && g.dims != 3)
     throw Error("XDMF output needs a 2D or 3D grid (got dims = " + std::to_string(g.dims) + ")");
-  const std::string pad(static_cast<size_t>(indent), ' ');
-  const std::string cells = zyx(g.cells, g.dims);
+  // A 2D grid is described as one layer of cells of a 3D mesh in the xy plane (z from 0 to
+  // min(dx, dy)): ParaView's XDMF readers (Xdmf2 and Xdmf3) put a 2DCoRectMesh in the yz plane.
+  // Its attributes are declared (1, ny, nx) over (ny, nx) datasets; both readers accept that, the
+  // value counts being equal (checked with VTK's XDMF reader).
+  Int3 cells = g.cells;
+  Real3 origin = g.origin;
+  Real3 spacing = g.spacing;
+  if (g.dims == 2) {
+    cells[2] = 1;
+    origin[2] = 0.0;
+    spacing[2] = std::min(spacing[0], spacing[1]);
+  }
+  const std::string mesh = zyx(cells, 3);           // cells, "nz ny nx" ("1 ny nx" in 2D)
+  const std::string stored = zyx(g.cells, g.dims);  // the datasets' shape, without components
   const std::string prec = "NumberType=\"Float\" Precision=";
   std::ostringstream x;
   char name[32];
   std::snprintf(name, sizeof(name), "%08ld", g.step);
-  x << pad << kGridTag << name << "\" GridType=\"Uniform\">\n";
+  x << pad_of(indent) << kGridTag << name << "\" GridType=\"Uniform\">\n";
+  const std::string pad = pad_of(indent);
   x << pad << "  <Time Value=\"" << format_double(g.time) << "\"/>\n";
   // CoRectMesh dimensions count points (cell corners); the attributes are cell-centred.
-  x << pad << "  <Topology TopologyType=\"" << g.dims << "DCoRectMesh\" Dimensions=\""
-    << zyx(g.cells, g.dims, 1) << "\"/>\n";
-  x << pad << "  <Geometry GeometryType=\"" << (g.dims == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY") << "\">\n";
-  x << pad << "    <DataItem Name=\"Origin\" Dimensions=\"" << g.dims << "\" " << prec
-    << "\"8\" Format=\"XML\">" << zyx(g.origin, g.dims) << "</DataItem>\n";
-  x << pad << "    <DataItem Name=\"Spacing\" Dimensions=\"" << g.dims << "\" " << prec
-    << "\"8\" Format=\"XML\">" << zyx(g.spacing, g.dims) << "</DataItem>\n";
+  x << pad << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << zyx(cells, 3, 1) << "\"/>\n";
+  x << pad << "  <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n";
+  x << pad << "    <DataItem Name=\"Origin\" Dimensions=\"3\" " << prec << "\"8\" Format=\"XML\">"
+    << zyx(origin, 3) << "</DataItem>\n";
+  x << pad << "    <DataItem Name=\"Spacing\" Dimensions=\"3\" " << prec << "\"8\" Format=\"XML\">"
+    << zyx(spacing, 3) << "</DataItem>\n";
   x << pad << "  </Geometry>\n";
   const std::string file = escape(g.h5_file);
   for (const DatasetInfo& f : g.fields) {
@@ -100,29 +114,28 @@ std::string xdmf_grid_xml(const XdmfGrid& g, int indent) {
       const bool vec = f.ncomp == 3;
       x << pad << "  <Attribute Name=\"" << escape(f.name) << "\" AttributeType=\""
         << (vec ? "Vector" : "Scalar") << "\" Center=\"Cell\">\n";
-      x << pad << "    <DataItem Dimensions=\"" << cells << (vec ? " 3" : "") << "\" " << item;
+      x << pad << "    <DataItem Dimensions=\"" << mesh << (vec ? " 3" : "") << "\" " << item;
       x << pad << "  </Attribute>\n";
       continue;
     }
-    // One Scalar per component, cut out of the (..., ncomp) dataset by a HyperSlab:
-    // rows are start, stride and count over the dataset's axes (z y x c).
+    // One Scalar per component, cut out of the (..., ncomp) dataset by a HyperSlab whose rows are
+    // start, stride and count over the dataset's own axes ([z] y x c).
     const int rank = g.dims + 1;
     for (int c = 0; c < f.ncomp; ++c) {
       const std::string suffix = f.ncomp <= 3 ? std::string(1, "xyz"[c]) : std::to_string(c);
-      std::string start, stride, count;
+      std::string start, stride;
       for (int a = 0; a < g.dims; ++a) {
         start += "0 ";
         stride += "1 ";
       }
       start += std::to_string(c);
       stride += "1";
-      count = cells + " 1";
       x << pad << "  <Attribute Name=\"" << escape(f.name) << "_" << suffix
         << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n";
-      x << pad << "    <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << cells << "\">\n";
+      x << pad << "    <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << mesh << "\">\n";
       x << pad << "      <DataItem Dimensions=\"3 " << rank << "\" Format=\"XML\">" << start << " " << stride
-        << " " << count << "</DataItem>\n";
-      x << pad << "      <DataItem Dimensions=\"" << cells << " " << f.ncomp << "\" " << item;
+        << " " << stored << " 1</DataItem>\n";
+      x << pad << "      <DataItem Dimensions=\"" << stored << " " << f.ncomp << "\" " << item;
       x << pad << "    </DataItem>\n";
       x << pad << "  </Attribute>\n";
     }

@@ -3,8 +3,10 @@
 ///
 /// Each output time gets `<name>_<step:08d>.xmf` beside its .h5, and the directory gets one
 /// time-series file (`fields.xmf`, a Temporal collection of the same grids) rewritten after every
-/// output; open either. The mesh is a CoRectMesh (uniform spacing) with cell-centred attributes.
-/// XDMF lists dimensions, origin and spacing slowest first (z y x), as the datasets are stored.
+/// output; open either. The mesh is a 3DCoRectMesh (uniform spacing) with cell-centred attributes;
+/// a 2D grid is one layer of cells of it in the xy plane, because ParaView shows a 2DCoRectMesh in
+/// the yz plane. XDMF lists dimensions, origin and spacing slowest first (z y x), as the datasets
+/// are stored.
 ///
 /// Vectors: a 3-component vector in 3D is an XDMF `Vector`. Any other component count, in
 /// particular 2D velocity `(ny, nx, 2)`, becomes one `Scalar` per component (`velocity_x`,
