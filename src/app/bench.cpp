@@ -17,7 +17,7 @@ using log::cat;
 
 double bench(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   if (spec.solver != "lbm") throw InputError("solver: eddy bench supports lbm in this version");
-  const LbmCase c = make_lbm_case(spec);
+  const LbmCase c = make_lbm_case(spec, comm);
   auto solver = lbm::make_solver(c.setup);
   solver->initialize(initial_condition(spec, c));
   const double cells = double(c.block.global_cells());

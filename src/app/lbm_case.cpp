@@ -5,6 +5,7 @@
 #include "cases/taylor_green/taylor_green.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "parallel/halo.hpp"
 
 namespace eddy::app {
 using log::cat;
@@ -19,7 +20,7 @@ Precision precision_of(const std::string& p) {
 
 }  // namespace
 
-LbmCase make_lbm_case(const config::RunSpec& spec) {
+LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   LbmCase c;
   const int dims = spec.dimensions();
   Int3 cells{1, 1, 1};
@@ -36,9 +37,19 @@ LbmCase make_lbm_case(const config::RunSpec& spec) {
                            " along x and ", dxd, " along ", "xyz"[d],
                            "; make cells proportional to the edge lengths"));
   }
+  c.decomposition = parallel::Decomposition::make(dims, cells, spec.parallel.ranks, comm);
+  const parallel::Box& mine = c.decomposition.mine();
   lbm::Setup& s = c.setup;
   s.dims = dims;
-  s.cells = cells;
+  s.cells = mine.extent;
+  s.global = cells;
+  s.offset = mine.offset;
+  s.rank = comm.rank();
+  for (const parallel::Box& b : c.decomposition.boxes) s.boxes.push_back({b.offset, b.extent});
+  if (comm.size() > 1) {
+    c.exchanger = parallel::make_exchanger(spec.parallel.comm, comm);
+    s.exchanger = c.exchanger.get();
+  }
   s.lattice = spec.numerics.lattice == "auto" ? (dims == 2 ? "D2Q9" : "D3Q19") : spec.numerics.lattice;
   s.collision = spec.numerics.collision;
   s.precision = precision_of(spec.numerics.precision);
@@ -54,6 +65,8 @@ LbmCase make_lbm_case(const config::RunSpec& spec) {
       s.wall_velocity[f][d] = c.units.to_lattice_velocity(faces[f]->velocity[d]);
   }
   c.block = io::Block::whole(dims, cells);
+  c.block.offset = mine.offset;
+  c.block.extent = mine.extent;
   return c;
 }
 

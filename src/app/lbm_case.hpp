@@ -1,9 +1,14 @@
 #pragma once
 /// The LBM case a RunSpec describes: lattice units, the solver setup and the initial condition.
+#include <memory>
+
+#include "field/exchange.hpp"
 #include "io/config/run_spec.hpp"
 #include "io/hdf5/block.hpp"
 #include "lbm/lbm_solver.hpp"
 #include "lbm/units.hpp"
+#include "parallel/comm.hpp"
+#include "parallel/decomposition.hpp"
 
 namespace eddy::app {
 
@@ -11,12 +16,15 @@ namespace eddy::app {
 struct LbmCase {
   lbm::Units units;
   lbm::Setup setup;
-  io::Block block;          ///< the global grid (and this rank's box of it)
+  io::Block block;          ///< the global grid and this rank's box of it
   double length_ref = 1.0;  ///< reference length L [m]
+  parallel::Decomposition decomposition;
+  std::unique_ptr<field::Exchanger> exchanger;  ///< ghost populations between ranks (parallel.comm)
 };
 
-/// Lattice units and solver setup from the config (InputError for what the LBM cannot do).
-LbmCase make_lbm_case(const config::RunSpec& spec);
+/// Lattice units, decomposition and solver setup from the config (InputError for what the LBM cannot
+/// do, before anything is written). Collective.
+LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm);
 
 /// The configured initial condition in lattice units, per interior cell.
 lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c);

@@ -15,7 +15,7 @@ namespace eddy::app {
 using log::cat;
 
 RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
-  const LbmCase c = make_lbm_case(spec);
+  const LbmCase c = make_lbm_case(spec, comm);
   RunOutput out(spec, opt, comm);
 
   auto solver = lbm::make_solver(c.setup);
@@ -25,7 +25,9 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   log::info(cat("LBM ", c.setup.lattice, " ", c.setup.collision, " ", spec.numerics.precision, ", ", cells,
                 " cells; dx = ", u.dx, " m, dt = ", u.dt, " s, tau = ", u.tau, ", nu = ", u.nu,
                 " m^2/s, lattice velocity ", u.u_lb, " (Mach ", lbm::Units::mach(u.u_lb), "); ",
-                solver->bytes_allocated() / 1048576.0, " MiB on the device"));
+                solver->bytes_allocated() / 1048576.0, " MiB on the device (rank 0)"));
+  if (comm.size() > 1)
+    log::info(cat("decomposition: ", c.decomposition.describe(), "; halo exchange ", c.exchanger->name()));
 
   sim::Simulation simulation(u.dt, {spec.run.end_time, spec.run.steps, spec.run.max_wall_time});
   simulation.set_step([&] { solver->step(); });
@@ -37,7 +39,9 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   double last_wall = 0.0;
   long last_step = 0;
   auto diagnostics = [&](const sim::Clock& clk) {
-    const lbm::Stats st = solver->stats();
+    lbm::Stats st = solver->stats();
+    st.mass = comm.sum(st.mass), st.kinetic_energy = comm.sum(st.kinetic_energy);
+    st.max_speed = comm.max(st.max_speed), st.nonfinite = comm.sum(st.nonfinite);
     if (st.nonfinite > 0)
       throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", st.nonfinite,
                                " cells with NaN/Inf density or velocity (unstable: lower the lattice velocity, "
@@ -86,7 +90,9 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     const long every = spec.run.steady.check_every;
     const double conv_time = every * u.dt * spec.physics.velocity / c.length_ref;
     simulation.set_steady_check(every, [&, conv_time](const sim::Clock& clk) {
-      const double r = solver->velocity_change() / conv_time;
+      const std::array<double, 2> s = solver->velocity_change();
+      const double diff = comm.sum(s[0]), norm = comm.sum(s[1]);
+      const double r = (norm > 0 ? std::sqrt(diff / norm) : 1.0) / conv_time;
       log::info(cat("step ", clk.step, ": residual (relative velocity change per L/U) ", r));
       return r < spec.run.steady.tolerance;
     });
@@ -109,7 +115,9 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
 
   solver->macroscopic(rho, vel);
   for (double& v : vel) v = u.to_velocity(v);
+  vel = parallel::gather_to_root(vel, c.decomposition, c.setup.dims, comm);
   r.velocity = vel;
+  if (!comm.root()) return r;  // validation runs on rank 0, which holds the gathered field
   if (spec.validation.reference == "ghia1982") {
     std::vector<double> scaled = vel;
     for (double& v : scaled) v /= spec.physics.velocity;

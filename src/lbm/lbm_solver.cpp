@@ -2,10 +2,12 @@
 #include "lbm/lbm_solver.hpp"
 
 #include <cmath>
+#include <map>
 
 #include "backend/parallel.hpp"
 #include "core/error.hpp"
 #include "lbm/collide_k.hpp"
+#include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
 #include "lbm/stream_collide_k.hpp"
 
@@ -14,11 +16,6 @@ namespace {
 
 using backend::DeviceArray;
 using field::PaddedGrid;
-
-/// One ghost-cell copy: population entry `dst` <- `src` (indices into the population array).
-struct Copy {
-  index_t src, dst;
-};
 
 /// Reduction record of Stats on the device.
 struct StatsAcc {
@@ -45,18 +42,6 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision)
                         [=] EDDY_DEVICE(index_t t) {
                           stream_collide<L, Odd>(g.interior_to_padded(t), a, collision);
                         });
-}
-
-template <class T>
-void launch_copies(T* f, const DeviceArray<Copy>& list, bool reverse) {
-  const Copy* c = list.data();
-  backend::parallel_for("lbm::ghost_copy", static_cast<index_t>(list.size()), [=] EDDY_DEVICE(index_t k) {
-    const Copy e = c[k];
-    if (reverse)
-      f[e.src] = f[e.dst];
-    else
-      f[e.dst] = f[e.src];
-  });
 }
 
 template <class L, class T, class R>
@@ -113,10 +98,13 @@ class SolverImpl final : public Solver {
 
  public:
   explicit SolverImpl(const Setup& s) : setup_(s) {
+    if (setup_.global[0] == 0) setup_.global = setup_.cells;
+    if (setup_.boxes.empty()) setup_.boxes = {{setup_.offset, setup_.cells}}, setup_.rank = 0;
+    exchanger_ = setup_.exchanger ? setup_.exchanger : &local_;
     grid_ = PaddedGrid::make(s.dims, s.cells, 1);
     f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded));
     build_flags();
-    build_ghost_copies();
+    build_pattern();
   }
 
   void initialize(const InitialCondition& ic) override {
@@ -125,7 +113,7 @@ class SolverImpl final : public Solver {
     for (index_t z = 0; z < grid_.nz; ++z)
       for (index_t y = 0; y < grid_.ny; ++y)
         for (index_t x = 0; x < grid_.nx; ++x) {
-          const CellState c = ic(x, y, z);
+          const CellState c = ic(x + setup_.offset[0], y + setup_.offset[1], z + setup_.offset[2]);
           const R u[3] = {R(c.u[0]), R(c.u[1]), R(c.u[2])};
           const index_t n = grid_.at(x, y, z);
           for (int i = 0; i < L::q; ++i) h[static_cast<std::size_t>(i * N + n)] = T(equilibrium<L>(i, R(c.drho), u));
@@ -147,7 +135,8 @@ class SolverImpl final : public Solver {
     }
     // After an even step the ghosts receive the populations their images will send inwards; after an
     // odd step the populations written into ghosts go back to their images.
-    if (copies_.size() > 0) launch_copies(f_.data(), copies_, odd);
+    if (!pattern_.peers.empty())
+      exchanger_->exchange(f_.data(), sizeof(T), pattern_, odd ? field::Direction::reverse : field::Direction::forward);
     ++steps_;
   }
 
@@ -166,16 +155,16 @@ class SolverImpl final : public Solver {
     return Stats{s.mass, s.ke, s.umax, s.bad};
   }
 
-  double velocity_change() override {
-    const bool first = u_prev_.size() == 0;
-    if (first) u_prev_.resize(static_cast<std::size_t>(grid_.n_interior() * L::d));
+  std::array<double, 2> velocity_change() override {
+    if (u_prev_.size() == 0) u_prev_.resize(static_cast<std::size_t>(grid_.n_interior() * L::d));
     const Sum2 s = reduce_change<L>(args(), next_odd(), u_prev_.data());
-    if (first || s.b <= 0) return 1.0;
-    return std::sqrt(s.a / s.b);
+    return {s.a, s.b};
   }
 
   std::size_t bytes_allocated() const override {
-    return f_.bytes() + flags_.bytes() + copies_.bytes() + u_prev_.bytes();
+    std::size_t pattern = 0;
+    for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
+    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes();
   }
   double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
   const Setup& setup() const override { return setup_; }
@@ -194,68 +183,22 @@ class SolverImpl final : public Solver {
   }
 
   void build_flags() {
-    std::vector<std::uint8_t> h(static_cast<std::size_t>(grid_.n_padded), fluid);
-    const index_t ext[3] = {grid_.nx, grid_.ny, grid_.nz};
-    const index_t lo[3] = {grid_.g, grid_.g, grid_.gz};
     for (int f = 0; f < 6; ++f)
-      if (setup_.faces[f] == FaceKind::moving_wall)
-        for (int d = 0; d < 3; ++d) wall_u_[moving_wall + f][d] = setup_.wall_velocity[f][d];
-    // Walls win over periodic ghosts at edges and corners: every ghost cell outside a wall face is
-    // solid, with the code of the face (moving walls first so a resting wall wins at shared edges).
-    for (index_t z = 0; z < grid_.nz + 2 * grid_.gz; ++z)
-      for (index_t y = 0; y < grid_.ny + 2 * grid_.g; ++y)
-        for (index_t x = 0; x < grid_.nx + 2 * grid_.g; ++x) {
-          const index_t p[3] = {x, y, z};
-          std::uint8_t flag = fluid;
-          for (int d = 0; d < setup_.dims; ++d)
-            for (int side = 0; side < 2; ++side) {
-              const bool outside = side == 0 ? p[d] < lo[d] : p[d] >= lo[d] + ext[d];
-              const FaceKind k = setup_.faces[2 * d + side];
-              if (!outside || k == FaceKind::periodic) continue;
-              const std::uint8_t code =
-                  k == FaceKind::wall ? std::uint8_t(wall) : std::uint8_t(moving_wall + 2 * d + side);
-              if (flag == fluid || code == wall) flag = code;
-            }
-          h[static_cast<std::size_t>(grid_.padded(x, y, z))] = flag;
-        }
-    flags_.from_host(h);
-    flags_host_ = std::move(h);
+      if (setup_.faces[static_cast<std::size_t>(f)] == FaceKind::moving_wall)
+        for (int d = 0; d < 3; ++d)
+          wall_u_[moving_wall + f][d] = setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
+    flags_.from_host(GhostLayout<L>(setup_).flags());
   }
 
-  /// Periodic faces: each fluid ghost cell is the image of an interior cell; the slots to copy are the
-  /// directions j for which the ghost's upstream cell (ghost - c_j) is interior (see stream_collide_k).
-  void build_ghost_copies() {
-    std::vector<Copy> h;
-    const index_t ext[3] = {grid_.nx, grid_.ny, grid_.nz};
-    const index_t lo[3] = {grid_.g, grid_.g, grid_.gz};
-    auto interior = [&](const index_t* p) {
-      for (int d = 0; d < setup_.dims; ++d)
-        if (p[d] < lo[d] || p[d] >= lo[d] + ext[d]) return false;
-      return true;
-    };
-    for (index_t z = 0; z < grid_.nz + 2 * grid_.gz; ++z)
-      for (index_t y = 0; y < grid_.ny + 2 * grid_.g; ++y)
-        for (index_t x = 0; x < grid_.nx + 2 * grid_.g; ++x) {
-          const index_t p[3] = {x, y, z};
-          if (interior(p) || flags_host_[static_cast<std::size_t>(grid_.padded(x, y, z))] != fluid) continue;
-          index_t img[3] = {x, y, z};
-          for (int d = 0; d < setup_.dims; ++d) img[d] = lo[d] + ((p[d] - lo[d]) % ext[d] + ext[d]) % ext[d];
-          const index_t src_cell = grid_.padded(img[0], img[1], img[2]);
-          const index_t dst_cell = grid_.padded(x, y, z);
-          for (int j = 1; j < L::q; ++j) {
-            const index_t up[3] = {x - L::c(j, 0), y - L::c(j, 1), z - (setup_.dims == 3 ? L::c(j, 2) : 0)};
-            if (interior(up)) h.push_back({j * grid_.n_padded + src_cell, j * grid_.n_padded + dst_cell});
-          }
-        }
-    copies_.from_host(h);
-  }
+  void build_pattern() { pattern_ = GhostLayout<L>(setup_).pattern(); }
 
   Setup setup_;
   PaddedGrid grid_;
   DeviceArray<T> f_;
   DeviceArray<std::uint8_t> flags_;
-  std::vector<std::uint8_t> flags_host_;
-  DeviceArray<Copy> copies_;
+  field::Pattern pattern_;
+  field::LocalExchanger local_;
+  field::Exchanger* exchanger_ = nullptr;
   DeviceArray<double> u_prev_;
   double wall_u_[max_flag][3] = {};
   long steps_ = 0;

@@ -2,8 +2,9 @@
 /// The lattice Boltzmann solver: one block of cells, in lattice units, on the configured backend.
 ///
 /// The solver knows nothing of files, MPI or physical units: the app gives it a Setup in lattice
-/// units and reads moments back through the accessors; halos across ranks come in as ghost-cell copy
-/// lists in a later step of the design (faces of kind `periodic` are copied locally here).
+/// units (its box of the global grid, every rank's box, and an Exchanger) and reads moments back
+/// through the accessors. The solver builds the ghost-cell pattern (which populations cross which
+/// face, edge and corner, to which rank) from the boxes; the Exchanger moves them.
 #include <array>
 #include <cstddef>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "field/exchange.hpp"
 
 namespace eddy::lbm {
 
@@ -21,6 +23,11 @@ enum class FaceKind { wall, moving_wall, periodic };
 struct Setup {
   int dims = 2;                           ///< 2 or 3
   Int3 cells{1, 1, 1};                    ///< interior cells of this block
+  Int3 global{0, 0, 0};                   ///< cells of the whole grid (0 = this block is the whole grid)
+  Int3 offset{0, 0, 0};                   ///< first global cell of this block
+  std::vector<std::array<Int3, 2>> boxes; ///< every rank's {offset, extent}, by rank (empty: one rank)
+  int rank = 0;                           ///< this rank's index in `boxes`
+  field::Exchanger* exchanger = nullptr;  ///< moves ghost populations between ranks (null: one rank)
   std::string lattice = "D2Q9";           ///< D2Q9 | D3Q19 | D3Q27
   std::string collision = "bgk";          ///< bgk | trt
   Precision precision = Precision::fp64;  ///< population storage (arithmetic: FP64 for fp64, else FP32)
@@ -35,10 +42,10 @@ struct CellState {
   double drho = 0.0;
   Real3 u{0.0, 0.0, 0.0};
 };
-/// Initial condition as a function of the interior cell index (x, y, z).
+/// Initial condition as a function of the global cell index (x, y, z).
 using InitialCondition = std::function<CellState(index_t, index_t, index_t)>;
 
-/// Sums and maxima over the block's interior cells, lattice units.
+/// Sums and maxima over the block's interior cells, lattice units (the app reduces them over ranks).
 struct Stats {
   double mass = 0.0;            ///< sum of rho - 1
   double kinetic_energy = 0.0;  ///< sum of |u|^2 / 2
@@ -59,8 +66,8 @@ class Solver {
   virtual void macroscopic(std::vector<double>& rho, std::vector<double>& u) const = 0;
   /// Reductions over the interior, computed on the device.
   virtual Stats stats() const = 0;
-  /// sqrt(sum |u - u_prev|^2 / sum |u|^2) since the previous call (1 on the first call).
-  virtual double velocity_change() = 0;
+  /// {sum |u - u_prev|^2, sum |u|^2} over this block since the previous call (u_prev = 0 at first).
+  virtual std::array<double, 2> velocity_change() = 0;
   /// Device memory held, bytes.
   virtual std::size_t bytes_allocated() const = 0;
   /// Bytes read and written per cell and step by the update (the figure of merit for bandwidth).

@@ -1,0 +1,115 @@
+#pragma once
+/// FFT plans: the one wrapper over FFTW3 (CPU), cuFFT (CUDA) and, where it exists, hipFFT (HIP).
+///
+/// A plan describes a batch of equal transforms over device arrays, in the layout both FFTW's
+/// "advanced" interface and cuFFT's plan_many accept: `n` transform sizes (slowest first), element
+/// `stride` between consecutive points of one transform (multi-dimensional transforms are laid out
+/// contiguously in units of that stride), `dist` between transforms of a batch, for input and output.
+/// Transforms are unnormalised: forward then backward multiplies by the product of `n`.
+/// Sign convention: forward is exp(-i k x), backward exp(+i k x), as in FFTW and cuFFT.
+///
+/// Contracts: real-to-complex (r2c) and complex-to-real (c2r) plans are out of place; c2r overwrites
+/// its input (FFTW and cuFFT both may); complex-to-complex (c2c) plans are in place. Arrays must be
+/// 16-byte aligned (DeviceArray memory, offsets that are multiples of 16 elements); the CPU backend
+/// checks this and throws. Plans are created once and reused; creating one may allocate, executing
+/// one does not (cuFFT work memory is the caller's: see work_bytes / set_work_area).
+/// This header is plain C++: any file may include it.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "backend/macros.hpp"
+#include "core/types.hpp"
+
+namespace eddy::backend {
+
+/// A complex number with the memory layout of fftw_complex / cufftComplex (real, imaginary).
+template <class T>
+struct Complex {
+  T re, im;
+};
+
+template <class T>
+EDDY_HD EDDY_INLINE Complex<T> operator+(Complex<T> a, Complex<T> b) { return {a.re + b.re, a.im + b.im}; }
+template <class T>
+EDDY_HD EDDY_INLINE Complex<T> operator-(Complex<T> a, Complex<T> b) { return {a.re - b.re, a.im - b.im}; }
+template <class T>
+EDDY_HD EDDY_INLINE Complex<T> operator*(Complex<T> a, Complex<T> b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+template <class T>
+EDDY_HD EDDY_INLINE Complex<T> operator*(T s, Complex<T> a) { return {s * a.re, s * a.im}; }
+/// i * a.
+template <class T>
+EDDY_HD EDDY_INLINE Complex<T> times_i(Complex<T> a) { return {-a.im, a.re}; }
+/// |a|^2.
+template <class T>
+EDDY_HD EDDY_INLINE T norm2(Complex<T> a) { return a.re * a.re + a.im * a.im; }
+
+enum class FftKind { r2c, c2r, c2c_forward, c2c_backward };
+
+/// Shape and memory layout of a batch of transforms (element units: reals for the real side of r2c/c2r,
+/// complex numbers otherwise).
+struct FftLayout {
+  std::vector<index_t> n;   ///< transform sizes, slowest first (1 to 3 entries)
+  index_t batch = 1;        ///< transforms in the batch
+  index_t stride = 1;       ///< distance between consecutive points of one transform (input and output)
+  index_t in_dist = 0;      ///< distance between the inputs of consecutive transforms (0 = contiguous)
+  index_t out_dist = 0;     ///< distance between the outputs (0 = contiguous)
+};
+
+/// True when this build has an FFT library (FFTW on the CPU, cuFFT on CUDA; not hipFFT on Debian 12).
+bool fft_available();
+
+/// A plan for one kind of batched transform in precision T (float or double).
+template <class T>
+class FftPlan {
+ public:
+  /// Create the plan (throws eddy::Error where the build has no FFT library, or the library refuses).
+  FftPlan(FftKind kind, const FftLayout& layout);
+  ~FftPlan();
+  FftPlan(FftPlan&&) noexcept;
+  FftPlan& operator=(FftPlan&&) noexcept;
+  FftPlan(const FftPlan&) = delete;
+  FftPlan& operator=(const FftPlan&) = delete;
+
+  /// r2c plans: real `in` -> complex `out`.
+  void execute(const T* in, Complex<T>* out) const;
+  /// c2r plans: complex `in` (overwritten) -> real `out`.
+  void execute(Complex<T>* in, T* out) const;
+  /// c2c plans: in place.
+  void execute(Complex<T>* data) const;
+
+  /// Device work memory the plan needs during execution, bytes (0 on the CPU).
+  std::size_t work_bytes() const;
+  /// Give the plan its work memory (at least work_bytes(), device memory); it must outlive every
+  /// execution. Plans of one solver may share one area, as they never run concurrently.
+  void set_work_area(void* area);
+  FftKind kind() const { return kind_; }
+
+  struct Impl;
+
+ private:
+  FftKind kind_;
+  std::unique_ptr<Impl> impl_;
+};
+
+extern template class FftPlan<float>;
+extern template class FftPlan<double>;
+
+namespace detail {
+
+/// A layout with everything the libraries need spelled out: per-side embedded sizes and distances.
+struct FftShape {
+  std::vector<index_t> in_n, out_n;  ///< sizes of the input and output arrays of one transform
+  index_t in_dist = 0, out_dist = 0;
+  index_t in_points = 0, out_points = 0;  ///< elements one batch spans on each side (for planning buffers)
+};
+
+/// Check a layout (throws eddy::Error naming what is wrong) and spell it out for `kind`: the complex side
+/// of r2c/c2r holds n_last/2 + 1 points along the fastest dimension.
+FftShape resolve(FftKind kind, const FftLayout& layout);
+
+}  // namespace detail
+
+}  // namespace eddy::backend

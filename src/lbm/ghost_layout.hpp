@@ -1,0 +1,144 @@
+#pragma once
+/// Which padded cells of a rank's block are interior, solid or ghost images of other ranks' cells, and
+/// the ghost-population pattern that follows for the AA pattern (see stream_collide_k.hpp).
+///
+/// A ghost cell outside the global domain across a wall face is solid (the face's flag code); every
+/// other ghost cell is the image of an interior cell (periodic wrap applied) owned by some rank. Its
+/// populations that cross into the block are the slots j whose upstream cell (ghost - c_j) is interior:
+/// after an even step they are pulled from the image (forward exchange), after an odd step pushed back
+/// (reverse exchange). Both ends enumerate the receiving block's ghosts in the same order (z, y, x, j),
+/// so the lists match without any negotiation.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "core/error.hpp"
+#include "field/exchange.hpp"
+#include "field/grid.hpp"
+#include "lbm/lbm_solver.hpp"
+#include "lbm/stream_collide_k.hpp"
+
+namespace eddy::lbm {
+
+template <class L>
+class GhostLayout {
+ public:
+  /// `s` must have global, offset, boxes and rank filled (as SolverImpl normalises them).
+  explicit GhostLayout(const Setup& s) : s_(s), grid_(field::PaddedGrid::make(s.dims, s.cells, 1)) {}
+
+  enum class Kind { interior, solid, ghost };
+
+  /// Flag of every padded cell of this rank's block.
+  std::vector<std::uint8_t> flags() const {
+    std::vector<std::uint8_t> h(static_cast<std::size_t>(grid_.n_padded), fluid);
+    for (index_t z = 0; z < grid_.nz + 2 * grid_.gz; ++z)
+      for (index_t y = 0; y < grid_.ny + 2 * grid_.g; ++y)
+        for (index_t x = 0; x < grid_.nx + 2 * grid_.g; ++x) {
+          const index_t p[3] = {x, y, z};
+          index_t img[3];
+          std::uint8_t flag;
+          classify(s_.offset, s_.cells, p, flag, img);
+          h[static_cast<std::size_t>(grid_.padded(x, y, z))] = flag;
+        }
+    return h;
+  }
+
+  /// For each peer rank: this block's ghost entries it fills (recv) and the interior entries that fill
+  /// its ghosts (send); entries index the population array (slot * n_padded + padded cell).
+  field::Pattern pattern() const {
+    const index_t N = grid_.n_padded;
+    std::map<int, std::array<std::vector<index_t>, 2>> lists;  // peer -> {send, recv}
+    for_each_ghost_link(s_.rank, [&](index_t cell, int j, const index_t(&img)[3]) {
+      lists[owner(img)][1].push_back(j * N + cell);
+    });
+    std::vector<int> peers;
+    for (const auto& kv : lists) peers.push_back(kv.first);
+    for (int q : peers)
+      for_each_ghost_link(q, [&](index_t, int j, const index_t(&img)[3]) {
+        if (owner(img) != s_.rank) return;
+        lists[q][0].push_back(j * N + grid_.at(img[0] - s_.offset[0], img[1] - s_.offset[1], img[2] - s_.offset[2]));
+      });
+    field::Pattern pat;
+    for (auto& kv : lists) {
+      field::Pattern::Peer p;
+      p.rank = kv.first;
+      p.send.from_host(kv.second[0]);
+      p.recv.from_host(kv.second[1]);
+      pat.peers.push_back(std::move(p));
+    }
+    return pat;
+  }
+
+  /// Every ghost link of rank r's block: visit(padded cell, slot j, global image cell).
+  template <class F>
+  void for_each_ghost_link(int r, F&& visit) const {
+    const auto& box = s_.boxes[static_cast<std::size_t>(r)];
+    const field::PaddedGrid g = field::PaddedGrid::make(s_.dims, box[1], 1);
+    const index_t lo[3] = {g.g, g.g, g.gz};
+    for (index_t z = 0; z < g.nz + 2 * g.gz; ++z)
+      for (index_t y = 0; y < g.ny + 2 * g.g; ++y)
+        for (index_t x = 0; x < g.nx + 2 * g.g; ++x) {
+          const index_t p[3] = {x, y, z};
+          index_t img[3];
+          std::uint8_t flag;
+          if (classify(box[0], box[1], p, flag, img) != Kind::ghost) continue;
+          for (int j = 1; j < L::q; ++j) {
+            bool upstream_inside = true;
+            for (int d = 0; d < s_.dims; ++d) {
+              const index_t u = p[d] - L::c(j, d);
+              upstream_inside = upstream_inside && u >= lo[d] && u < lo[d] + box[1][static_cast<std::size_t>(d)];
+            }
+            if (upstream_inside) visit(g.padded(x, y, z), j, img);
+          }
+        }
+  }
+
+  /// Kind of padded cell p of the block with extent `ext` at global offset `off`; `flag` gets its flag,
+  /// `img` its global cell (periodic wrap applied).
+  Kind classify(const Int3& off, const Int3& ext, const index_t (&p)[3], std::uint8_t& flag,
+                index_t (&img)[3]) const {
+    const index_t lo[3] = {grid_.g, grid_.g, grid_.gz};
+    bool inside = true;
+    flag = fluid;
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t a = static_cast<std::size_t>(d);
+      img[d] = d < s_.dims ? off[a] + p[d] - lo[d] : 0;
+      if (d >= s_.dims) continue;
+      if (p[d] < lo[d] || p[d] >= lo[d] + ext[a]) inside = false;
+      const index_t n = s_.global[a];
+      if (img[d] >= 0 && img[d] < n) continue;
+      const int face = 2 * d + (img[d] < 0 ? 0 : 1);
+      const FaceKind k = s_.faces[static_cast<std::size_t>(face)];
+      if (k == FaceKind::periodic) {
+        img[d] = (img[d] % n + n) % n;
+      } else {
+        // A resting wall wins at edges shared with a moving one.
+        const std::uint8_t code = k == FaceKind::wall ? std::uint8_t(wall) : std::uint8_t(moving_wall + face);
+        if (flag == fluid || code == wall) flag = code;
+      }
+    }
+    if (inside) return Kind::interior;
+    return flag == fluid ? Kind::ghost : Kind::solid;
+  }
+
+  /// Rank owning global cell c.
+  int owner(const index_t (&c)[3]) const {
+    for (std::size_t r = 0; r < s_.boxes.size(); ++r) {
+      const auto& b = s_.boxes[r];
+      bool in = true;
+      for (std::size_t a = 0; a < static_cast<std::size_t>(s_.dims); ++a)
+        in = in && c[a] >= b[0][a] && c[a] < b[0][a] + b[1][a];
+      if (in) return static_cast<int>(r);
+    }
+    throw Error("lbm: no rank owns a cell; the boxes do not tile the grid");
+  }
+
+  const field::PaddedGrid& grid() const { return grid_; }
+
+ private:
+  const Setup& s_;
+  field::PaddedGrid grid_;
+};
+
+}  // namespace eddy::lbm

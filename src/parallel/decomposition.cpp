@@ -1,0 +1,106 @@
+#include "parallel/decomposition.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace eddy::parallel {
+using log::cat;
+
+Int3 Decomposition::coords_of(int r) const {
+  const index_t z = r % ranks[2], y = (r / ranks[2]) % ranks[1], x = r / (ranks[2] * ranks[1]);
+  return {x, y, z};
+}
+
+Decomposition Decomposition::make(int dims, const Int3& global, const std::vector<long>& requested,
+                                  const Comm& comm) {
+  return make(dims, global, requested, comm.size(), comm.rank());
+}
+
+Decomposition Decomposition::make(int dims, const Int3& global, const std::vector<long>& requested, int size,
+                                  int rank) {
+  Decomposition d;
+  d.dims = dims;
+  d.global = global;
+  d.rank = rank;
+  int n[3] = {0, 0, dims == 3 ? 0 : 1};
+  if (!requested.empty()) {
+    long product = 1;
+    for (int a = 0; a < dims; ++a) {
+      n[a] = static_cast<int>(requested[static_cast<std::size_t>(a)]);
+      product *= requested[static_cast<std::size_t>(a)];
+    }
+    if (product != size)
+      throw InputError(cat("parallel.ranks: ", product, " ranks in the process grid, but the job has ", size,
+                           " MPI rank(s); give ranks whose product is ", size, ", or leave parallel.ranks empty"));
+  } else {
+    MPI_Dims_create(size, dims, n);
+  }
+  for (int a = 0; a < 3; ++a) {
+    d.ranks[static_cast<std::size_t>(a)] = a < dims ? n[a] : 1;
+    if (d.ranks[static_cast<std::size_t>(a)] > global[static_cast<std::size_t>(a)])
+      throw InputError(cat("domain.cells: ", global[static_cast<std::size_t>(a)], " cells along ", "xyz"[a],
+                           " cannot be split over ", d.ranks[static_cast<std::size_t>(a)],
+                           " ranks (each rank needs at least one cell); use fewer ranks",
+                           requested.empty() ? "" : " or another parallel.ranks"));
+  }
+  d.boxes.resize(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    const Int3 c = d.coords_of(r);
+    Box& b = d.boxes[static_cast<std::size_t>(r)];
+    for (std::size_t a = 0; a < 3; ++a) {
+      const index_t q = global[a] / d.ranks[a], rem = global[a] % d.ranks[a];
+      b.extent[a] = q + (c[a] < rem ? 1 : 0);
+      b.offset[a] = c[a] * q + std::min(c[a], rem);
+    }
+  }
+  return d;
+}
+
+std::string Decomposition::describe() const {
+  std::string s = cat(ranks[0], " x ", ranks[1]);
+  if (dims == 3) s += cat(" x ", ranks[2]);
+  s += " ranks; this rank's box: offset (";
+  for (int a = 0; a < dims; ++a) s += cat(a ? ", " : "", mine().offset[static_cast<std::size_t>(a)]);
+  s += ") extent (";
+  for (int a = 0; a < dims; ++a) s += cat(a ? ", " : "", mine().extent[static_cast<std::size_t>(a)]);
+  return s + ")";
+}
+
+}  // namespace eddy::parallel
+
+namespace eddy::parallel {
+
+std::vector<double> gather_to_root(const std::vector<double>& local, const Decomposition& d, int ncomp,
+                                   const Comm& comm) {
+  const int tag = 4712;
+  if (!comm.root()) {
+    MPI_Send(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, 0, tag, comm.native());
+    return {};
+  }
+  const Int3& n = d.global;
+  std::vector<double> global(static_cast<std::size_t>(n[0] * n[1] * n[2] * ncomp));
+  std::vector<double> buf;
+  for (int r = 0; r < comm.size(); ++r) {
+    const Box& b = d.boxes[static_cast<std::size_t>(r)];
+    const std::size_t count = static_cast<std::size_t>(b.extent[0] * b.extent[1] * b.extent[2] * ncomp);
+    if (r == 0) {
+      buf = local;
+    } else {
+      buf.resize(count);
+      MPI_Recv(buf.data(), static_cast<int>(count), MPI_DOUBLE, r, tag, comm.native(), MPI_STATUS_IGNORE);
+    }
+    std::size_t k = 0;
+    for (index_t z = 0; z < b.extent[2]; ++z)
+      for (index_t y = 0; y < b.extent[1]; ++y)
+        for (index_t x = 0; x < b.extent[0]; ++x)
+          for (int c = 0; c < ncomp; ++c, ++k) {
+            const index_t g = ((z + b.offset[2]) * n[1] + (y + b.offset[1])) * n[0] + (x + b.offset[0]);
+            global[static_cast<std::size_t>(g * ncomp + c)] = buf[k];
+          }
+  }
+  return global;
+}
+
+}  // namespace eddy::parallel

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The 2D cavity, the 3D cavity and a 3D periodic Taylor-Green vortex on 1, 2 and 4 ranks (4
+# oversubscribed), several process grids and uneven boxes: h5diff with no tolerance on every field.
+set -u
+eddy=$1 src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fails=0 passes=0
+run() {  # run NAME NP CONFIG [--set ...]
+  local name=$1 np=$2 cfg=$3
+  shift 3
+  mpirun -n "$np" "$eddy" run "$src/configs/$cfg" --quiet --out "$name" --set run.end_time=0 \
+    --set run.steady.tolerance=0 --set output.fields.every=0 --set output.diagnostics.every=50 \
+    --set validation.reference=none "$@" >"$name.log" 2>&1 || { echo "FAIL: $name exited $?"; cat "$name.log"; fails=$((fails + 1)); }
+}
+same() {  # same A B STEP: every dataset bitwise equal
+  local a b
+  a=$(ls "$1"/fields/*_$(printf %08d "$3").h5) b=$(ls "$2"/fields/*_$(printf %08d "$3").h5)
+  for ds in velocity density pressure; do
+    if h5diff "$a" "$b" "$ds" >/dev/null; then passes=$((passes + 1)); else
+      echo "FAIL: $1 vs $2: $ds differs"; h5diff -r "$a" "$b" "$ds" | head -5; fails=$((fails + 1)); fi
+  done
+}
+c2=(--set "domain.cells=[37,29]" --set "domain.length=[1.0,0.7837837837837838]" --set physics.reynolds=100 --set run.steps=201)
+run c2_1 1 cavity2d.yaml "${c2[@]}"
+run c2_2 2 cavity2d.yaml "${c2[@]}"
+run c2_4 4 cavity2d.yaml "${c2[@]}"
+run c2_4x1 4 cavity2d.yaml "${c2[@]}" --set "parallel.ranks=[4,1]"
+for n in 2 4 4x1; do same c2_1 c2_$n 201; done
+
+c3=(--set "domain.cells=[13,12,11]" --set "domain.length=[1.0,0.923076923076923,0.846153846153846]" --set run.steps=101
+    --set numerics.precision=fp64)
+run c3_1 1 cavity3d.yaml "${c3[@]}"
+run c3_2 2 cavity3d.yaml "${c3[@]}"
+run c3_4 4 cavity3d.yaml "${c3[@]}"
+run c3_1x2x2 4 cavity3d.yaml "${c3[@]}" --set "parallel.ranks=[1,2,2]"
+for n in 2 4 1x2x2; do same c3_1 c3_$n 101; done
+
+tg=(--set "domain.cells=[16,16,16]" --set run.steps=61 --set numerics.precision=fp32)
+run tg_1 1 tgv3d_lbm.yaml "${tg[@]}"
+run tg_2 2 tgv3d_lbm.yaml "${tg[@]}"
+run tg_4 4 tgv3d_lbm.yaml "${tg[@]}"
+run tg_4x1x1 4 tgv3d_lbm.yaml "${tg[@]}" --set "parallel.ranks=[4,1,1]"
+for n in 2 4 4x1x1; do same tg_1 tg_$n 61; done
+
+# Bad decompositions are input errors (exit 2) before anything is written.
+mpirun -n 3 "$eddy" run "$src/configs/cavity2d.yaml" --set "parallel.ranks=[2,1]" --out bad1 >bad1.log 2>&1
+code=$?
+if [ $code = 2 ] && grep -q "parallel.ranks" bad1.log && [ ! -e bad1 ]; then passes=$((passes + 1)); else
+  echo "FAIL: parallel.ranks mismatch: exit $code"; cat bad1.log; fails=$((fails + 1)); fi
+mpirun -n 4 "$eddy" run "$src/configs/cavity2d.yaml" --set "domain.cells=[3,64]" --set "domain.length=[0.046875,1.0]" \
+  --set "parallel.ranks=[4,1]" --out bad2 >bad2.log 2>&1
+code=$?
+if [ $code = 2 ] && grep -q "cannot be split" bad2.log && [ ! -e bad2 ]; then passes=$((passes + 1)); else
+  echo "FAIL: more ranks than cells: exit $code"; cat bad2.log; fails=$((fails + 1)); fi
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
