@@ -41,4 +41,25 @@ struct PaddedGrid {
   EDDY_HD EDDY_INLINE index_t offset(int cx, int cy, int cz) const { return cx + sx * cy + sy * cz; }
 };
 
+/// A box of a block's interior cells (x fastest), mapped to padded indices: kernels over part of a block.
+struct SubBox {
+  PaddedGrid grid;
+  index_t nx = 0, ny = 0, nz = 0;  ///< cells of the box
+  index_t ox = 0, oy = 0, oz = 0;  ///< interior coordinates of its first cell
+
+  /// The whole interior.
+  static SubBox interior(const PaddedGrid& g) { return {g, g.nx, g.ny, g.nz, 0, 0, 0}; }
+  /// The interior less `w` cells at every face (z only in 3D).
+  static SubBox inner(const PaddedGrid& g, index_t w) {
+    const index_t wz = g.dims == 3 ? w : 0;
+    return {g, g.nx - 2 * w, g.ny - 2 * w, g.nz - 2 * wz, w, w, wz};
+  }
+  EDDY_HD EDDY_INLINE index_t size() const { return nx * ny * nz; }
+  /// Padded index of the t-th cell of the box.
+  EDDY_HD EDDY_INLINE index_t padded(index_t t) const {
+    const index_t x = t % nx, yz = t / nx;
+    return grid.at(x + ox, yz % ny + oy, yz / ny + oz);
+  }
+};
+
 }  // namespace eddy::field

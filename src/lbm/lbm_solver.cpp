@@ -35,13 +35,25 @@ struct Sum2Op {
 
 // Launches are free functions: CUDA's extended lambdas may not live in private member functions.
 
+/// Which cells a launch updates: a box of the interior (the whole interior, or the inner cells that
+/// need no ghost), or an explicit list of padded cells (the boundary shell).
+struct CellSet {
+  field::SubBox box{};
+  const index_t* list = nullptr;
+  index_t list_size = 0;
+};
+
 template <class L, bool Odd, class T, class R, class C>
-void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision) {
-  const PaddedGrid g = a.grid;
-  backend::parallel_for(Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even", g.n_interior(),
-                        [=] EDDY_DEVICE(index_t t) {
-                          stream_collide<L, Odd>(g.interior_to_padded(t), a, collision);
-                        });
+void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision, const CellSet& cells) {
+  const char* label = Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even";
+  if (cells.list) {
+    const index_t* idx = cells.list;
+    backend::parallel_for(label, cells.list_size,
+                          [=] EDDY_DEVICE(index_t t) { stream_collide<L, Odd>(idx[t], a, collision); });
+  } else {
+    const field::SubBox b = cells.box;
+    backend::parallel_for(label, b.size(), [=] EDDY_DEVICE(index_t t) { stream_collide<L, Odd>(b.padded(t), a, collision); });
+  }
 }
 
 template <class L, class T, class R>
@@ -105,6 +117,7 @@ class SolverImpl final : public Solver {
     f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded));
     build_flags();
     build_pattern();
+    build_cell_sets();
   }
 
   void initialize(const InitialCondition& ic) override {
@@ -122,21 +135,24 @@ class SolverImpl final : public Solver {
     steps_ = 0;
   }
 
+  /// One step. After an even step the ghosts receive the populations their images will send inwards;
+  /// after an odd step the populations written into ghosts go back to their images. With other ranks
+  /// involved, the boundary shell is updated first, its messages start, the inner cells (which read and
+  /// write no ghost and no entry the messages touch) are updated while they fly, then the messages land.
   void step() override {
-    const StreamCollideArgs<T, R> a = args();
     const bool odd = steps_ % 2 == 1;
-    if (setup_.collision == "trt") {
-      const double wp = 1.0 / setup_.tau;
-      const Trt<R> c{R(wp), R(trt_omega_minus(wp, setup_.trt_magic))};
-      odd ? launch_stream_collide<L, true>(a, c) : launch_stream_collide<L, false>(a, c);
+    const field::Direction dir = odd ? field::Direction::reverse : field::Direction::forward;
+    if (pattern_.peers.empty()) {
+      update(odd, all_);
+    } else if (!overlap_) {
+      update(odd, all_);
+      exchanger_->exchange(f_.data(), sizeof(T), pattern_, dir);
     } else {
-      const Bgk<R> c{R(1.0 / setup_.tau)};
-      odd ? launch_stream_collide<L, true>(a, c) : launch_stream_collide<L, false>(a, c);
+      update(odd, shell_);
+      exchanger_->start(f_.data(), sizeof(T), pattern_, dir);
+      update(odd, inner_);
+      exchanger_->finish();
     }
-    // After an even step the ghosts receive the populations their images will send inwards; after an
-    // odd step the populations written into ghosts go back to their images.
-    if (!pattern_.peers.empty())
-      exchanger_->exchange(f_.data(), sizeof(T), pattern_, odd ? field::Direction::reverse : field::Direction::forward);
     ++steps_;
   }
 
@@ -164,13 +180,44 @@ class SolverImpl final : public Solver {
   std::size_t bytes_allocated() const override {
     std::size_t pattern = 0;
     for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
-    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes();
+    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes();
   }
   double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
   const Setup& setup() const override { return setup_; }
 
  private:
   bool next_odd() const { return steps_ % 2 == 1; }
+
+  void update(bool odd, const CellSet& cells) {
+    const StreamCollideArgs<T, R> a = args();
+    if (setup_.collision == "trt") {
+      const double wp = 1.0 / setup_.tau;
+      const Trt<R> c{R(wp), R(trt_omega_minus(wp, setup_.trt_magic))};
+      odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
+    } else {
+      const Bgk<R> c{R(1.0 / setup_.tau)};
+      odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
+    }
+  }
+
+  /// The whole interior, its inner box (one cell in from every face) and the shell around it.
+  void build_cell_sets() {
+    all_.box = field::SubBox::interior(grid_);
+    overlap_ = setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
+    if (!overlap_) return;
+    inner_.box = field::SubBox::inner(grid_, 1);
+    std::vector<index_t> shell;
+    for (index_t z = 0; z < grid_.nz; ++z)
+      for (index_t y = 0; y < grid_.ny; ++y)
+        for (index_t x = 0; x < grid_.nx; ++x) {
+          const bool edge = x == 0 || y == 0 || x == grid_.nx - 1 || y == grid_.ny - 1 ||
+                            (setup_.dims == 3 && (z == 0 || z == grid_.nz - 1));
+          if (edge) shell.push_back(grid_.at(x, y, z));
+        }
+    shell_list_.from_host(shell);
+    shell_.list = shell_list_.data();
+    shell_.list_size = static_cast<index_t>(shell.size());
+  }
 
   StreamCollideArgs<T, R> args() const {
     StreamCollideArgs<T, R> a{};
@@ -199,6 +246,9 @@ class SolverImpl final : public Solver {
   field::Pattern pattern_;
   field::LocalExchanger local_;
   field::Exchanger* exchanger_ = nullptr;
+  CellSet all_, inner_, shell_;
+  DeviceArray<index_t> shell_list_;
+  bool overlap_ = false;
   DeviceArray<double> u_prev_;
   double wall_u_[max_flag][3] = {};
   long steps_ = 0;
