@@ -114,6 +114,14 @@ struct Max {
 
 namespace eddy::backend {
 
+/// Run f(i) for i in [0, n) on the host's cores (OpenMP in every backend): set-up work such as
+/// evaluating initial conditions or building flag fields of large grids. f must be thread-safe.
+template <class F>
+void host_parallel_for(index_t n, F f) {
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < n; ++i) f(i);
+}
+
 /// Device copy bandwidth in GB/s (bytes read + bytes written per second), measured with a
 /// parallel_for copy of `bytes` per array: the median of `repeats` fenced runs after one warm-up.
 double copy_bandwidth(std::size_t bytes, int repeats);

@@ -13,6 +13,7 @@
 #include <map>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "field/exchange.hpp"
 #include "field/grid.hpp"
@@ -32,15 +33,14 @@ class GhostLayout {
   /// Flag of every padded cell of this rank's block.
   std::vector<std::uint8_t> flags() const {
     std::vector<std::uint8_t> h(static_cast<std::size_t>(grid_.n_padded), fluid);
-    for (index_t z = 0; z < grid_.nz + 2 * grid_.gz; ++z)
-      for (index_t y = 0; y < grid_.ny + 2 * grid_.g; ++y)
-        for (index_t x = 0; x < grid_.nx + 2 * grid_.g; ++x) {
-          const index_t p[3] = {x, y, z};
-          index_t img[3];
-          std::uint8_t flag;
-          classify(s_.offset, s_.cells, p, flag, img);
-          h[static_cast<std::size_t>(grid_.padded(x, y, z))] = flag;
-        }
+    const index_t px = grid_.sx, py = grid_.sy / grid_.sx;
+    backend::host_parallel_for(grid_.n_padded, [&](index_t n) {
+      const index_t p[3] = {n % px, (n / px) % py, n / grid_.sy};
+      index_t img[3];
+      std::uint8_t flag;
+      classify(s_.offset, s_.cells, p, flag, img);
+      h[static_cast<std::size_t>(n)] = flag;
+    });
     return h;
   }
 

@@ -120,18 +120,25 @@ class SolverImpl final : public Solver {
     build_cell_sets();
   }
 
+  /// Equilibrium of the initial state, one z-plane of padded cells at a time (host threads), so the
+  /// host never holds more than a plane of populations.
   void initialize(const InitialCondition& ic) override {
-    std::vector<T> h(static_cast<std::size_t>(L::q * grid_.n_padded), T(0));
-    const index_t N = grid_.n_padded;
-    for (index_t z = 0; z < grid_.nz; ++z)
-      for (index_t y = 0; y < grid_.ny; ++y)
-        for (index_t x = 0; x < grid_.nx; ++x) {
+    const index_t N = grid_.n_padded, plane = grid_.sy;
+    std::vector<T> h(static_cast<std::size_t>(L::q * plane));
+    for (index_t pz = 0; pz < grid_.nz + 2 * grid_.gz; ++pz) {
+      std::fill(h.begin(), h.end(), T(0));
+      const index_t z = pz - grid_.gz;
+      if (z >= 0 && z < grid_.nz)
+        backend::host_parallel_for(grid_.nx * grid_.ny, [&](index_t t) {
+          const index_t x = t % grid_.nx, y = t / grid_.nx;
           const CellState c = ic(x + setup_.offset[0], y + setup_.offset[1], z + setup_.offset[2]);
           const R u[3] = {R(c.u[0]), R(c.u[1]), R(c.u[2])};
-          const index_t n = grid_.at(x, y, z);
-          for (int i = 0; i < L::q; ++i) h[static_cast<std::size_t>(i * N + n)] = T(equilibrium<L>(i, R(c.drho), u));
-        }
-    f_.from_host(h);
+          const index_t n = grid_.at(x, y, z) - pz * plane;
+          for (int i = 0; i < L::q; ++i) h[static_cast<std::size_t>(i * plane + n)] = T(equilibrium<L>(i, R(c.drho), u));
+        });
+      for (int i = 0; i < L::q; ++i)
+        backend::copy_to_device(f_.data() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
+    }
     steps_ = 0;
   }
 
