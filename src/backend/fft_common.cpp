@@ -1,0 +1,29 @@
+// What every FFT implementation shares: checking a layout and spelling it out.
+#include <string>
+
+#include "backend/fft.hpp"
+#include "core/error.hpp"
+
+namespace eddy::backend::detail {
+
+FftShape resolve(FftKind kind, const FftLayout& l) {
+  const std::size_t rank = l.n.size();
+  if (rank < 1 || rank > 3) throw Error("FFT plan: 1 to 3 dimensions, got " + std::to_string(rank));
+  for (index_t n : l.n)
+    if (n < 1) throw Error("FFT plan: transform sizes must be >= 1");
+  if (l.batch < 1 || l.stride < 1) throw Error("FFT plan: batch and stride must be >= 1");
+  FftShape s;
+  s.in_n = s.out_n = l.n;
+  const index_t half = l.n.back() / 2 + 1;
+  if (kind == FftKind::r2c) s.out_n.back() = half;
+  if (kind == FftKind::c2r) s.in_n.back() = half;
+  index_t in_size = 1, out_size = 1;
+  for (std::size_t d = 0; d < rank; ++d) in_size *= s.in_n[d], out_size *= s.out_n[d];
+  s.in_dist = l.in_dist > 0 ? l.in_dist : in_size * l.stride;
+  s.out_dist = l.out_dist > 0 ? l.out_dist : out_size * l.stride;
+  s.in_points = (l.batch - 1) * s.in_dist + (in_size - 1) * l.stride + 1;
+  s.out_points = (l.batch - 1) * s.out_dist + (out_size - 1) * l.stride + 1;
+  return s;
+}
+
+}  // namespace eddy::backend::detail

@@ -1,0 +1,171 @@
+// backend/fft.hpp: round trips (r2c then c2r, c2c forward then backward) are exact to round-off, the
+// forward transform puts a pure mode where and with the sign and scale the convention says, and batched
+// and strided layouts address the elements they describe. Each body runs on the configured backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/fft.hpp"
+
+namespace {
+
+using eddy::index_t;
+using eddy::backend::Complex;
+using eddy::backend::DeviceArray;
+using eddy::backend::FftKind;
+using eddy::backend::FftLayout;
+using eddy::backend::FftPlan;
+
+/// Deterministic values in [-1, 1) (a 64-bit LCG), so that failures reproduce.
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
+  std::vector<T> v(n);
+  std::uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (T& x : v) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = static_cast<T>(static_cast<double>(s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+  }
+  return v;
+}
+
+index_t product(const std::vector<index_t>& n) {
+  index_t p = 1;
+  for (index_t k : n) p *= k;
+  return p;
+}
+
+/// Max |x - c2r(r2c(x)) / N| / max |x| over a batch of `batch` contiguous transforms of shape n.
+template <class T>
+double r2c_round_trip_error(const std::vector<index_t>& n, index_t batch) {
+  FftLayout l;
+  l.n = n;
+  l.batch = batch;
+  const index_t points = product(n);
+  const index_t half = points / n.back() * (n.back() / 2 + 1);
+  const FftPlan<T> fwd(FftKind::r2c, l), bwd(FftKind::c2r, l);
+  const std::vector<T> x = random_values<T>(static_cast<std::size_t>(points * batch), 7);
+  DeviceArray<T> d_x, d_y(static_cast<std::size_t>(points * batch));
+  d_x.from_host(x);
+  DeviceArray<Complex<T>> d_c(static_cast<std::size_t>(half * batch));
+  fwd.execute(d_x.data(), d_c.data());
+  bwd.execute(d_c.data(), d_y.data());
+  const std::vector<T> y = d_y.to_host();
+  double err = 0, scale = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    err = std::max(err, std::fabs(double(y[k]) / double(points) - double(x[k])));
+    scale = std::max(scale, std::fabs(double(x[k])));
+  }
+  return err / scale;
+}
+
+TEST(Fft, AvailableInThisBuild) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP() << "no FFT library in this build";
+  SUCCEED();
+}
+
+template <class T>
+void expect_round_trip(const std::vector<index_t>& n, index_t batch, double tol) {
+  const double e = r2c_round_trip_error<T>(n, batch);
+  std::printf("round trip %s, %zuD, %lld points x %lld: max relative error %.2e\n", sizeof(T) == 8 ? "fp64" : "fp32",
+              n.size(), static_cast<long long>(product(n)), static_cast<long long>(batch), e);
+  EXPECT_LT(e, tol);
+}
+
+TEST(Fft, RoundTripR2cC2rFp64Is1e14) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  expect_round_trip<double>({64}, 7, 1e-14);
+  expect_round_trip<double>({48, 30}, 3, 1e-14);      // 2D, even sizes with factors 2, 3, 5
+  expect_round_trip<double>({17, 9}, 2, 1e-14);       // odd sizes (prime, odd last dim)
+  expect_round_trip<double>({32, 24, 16}, 3, 1e-14);  // 3D, a batch of three components
+  expect_round_trip<double>({10, 12, 7}, 2, 1e-14);
+}
+
+TEST(Fft, RoundTripR2cC2rFp32) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  // FP32: a few units of 2^-24 times log2(N).
+  expect_round_trip<float>({64, 64}, 2, 2e-6);
+  expect_round_trip<float>({32, 24, 16}, 3, 2e-6);
+}
+
+/// A pure mode sin(2 pi (a x / nx + b y / ny)) transforms to -i N / 2 at (b, a) of the half spectrum
+/// (forward = exp(-i k x)) and to nothing else.
+TEST(Fft, PureModeLandsWhereTheConventionSays) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  const index_t nx = 16, ny = 12, a = 3, b = 2, nh = nx / 2 + 1;
+  std::vector<double> x(static_cast<std::size_t>(nx * ny));
+  for (index_t j = 0; j < ny; ++j)
+    for (index_t i = 0; i < nx; ++i)
+      x[static_cast<std::size_t>(j * nx + i)] = std::sin(2 * M_PI * (double(a * i) / nx + double(b * j) / ny));
+  FftLayout l;
+  l.n = {ny, nx};
+  const FftPlan<double> fwd(FftKind::r2c, l);
+  DeviceArray<double> d_x;
+  d_x.from_host(x);
+  DeviceArray<Complex<double>> d_c(static_cast<std::size_t>(ny * nh));
+  fwd.execute(d_x.data(), d_c.data());
+  const auto c = d_c.to_host();
+  const double N = double(nx * ny);
+  for (index_t j = 0; j < ny; ++j)
+    for (index_t i = 0; i < nh; ++i) {
+      const Complex<double> v = c[static_cast<std::size_t>(j * nh + i)];
+      const double want_im = (i == a && j == b) ? -N / 2 : 0.0;
+      EXPECT_NEAR(v.re, 0.0, 1e-12 * N) << i << "," << j;
+      EXPECT_NEAR(v.im, want_im, 1e-12 * N) << i << "," << j;
+    }
+}
+
+/// Strided, batched 1D c2c along the slowest axis of a [n][m] array (stride m, batch m, distance 1), the
+/// layout the slab-decomposed 3D transform uses: forward then backward is N times the identity, and the
+/// forward result equals the transform of each column done one by one.
+TEST(Fft, StridedC2cAlongTheSlowestAxis) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  const index_t n = 24, m = 10;
+  FftLayout l;
+  l.n = {n};
+  l.batch = m;
+  l.stride = m;
+  l.in_dist = l.out_dist = 1;
+  const FftPlan<double> fwd(FftKind::c2c_forward, l), bwd(FftKind::c2c_backward, l);
+  const std::vector<double> r = random_values<double>(static_cast<std::size_t>(2 * n * m), 3);
+  std::vector<Complex<double>> x(static_cast<std::size_t>(n * m));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = {r[2 * k], r[2 * k + 1]};
+  DeviceArray<Complex<double>> d;
+  d.from_host(x);
+  fwd.execute(d.data());
+  const auto f = d.to_host();
+  // Direct DFT of column 4.
+  const index_t col = 4;
+  for (index_t k = 0; k < n; ++k) {
+    double re = 0, im = 0;
+    for (index_t j = 0; j < n; ++j) {
+      const double ph = -2 * M_PI * double(j * k) / n;
+      const Complex<double> v = x[static_cast<std::size_t>(j * m + col)];
+      re += v.re * std::cos(ph) - v.im * std::sin(ph);
+      im += v.re * std::sin(ph) + v.im * std::cos(ph);
+    }
+    EXPECT_NEAR(f[static_cast<std::size_t>(k * m + col)].re, re, 1e-12);
+    EXPECT_NEAR(f[static_cast<std::size_t>(k * m + col)].im, im, 1e-12);
+  }
+  bwd.execute(d.data());
+  const auto y = d.to_host();
+  double err = 0;
+  for (std::size_t k = 0; k < x.size(); ++k)
+    err = std::max({err, std::fabs(y[k].re / n - x[k].re), std::fabs(y[k].im / n - x[k].im)});
+  EXPECT_LT(err, 1e-14);
+}
+
+TEST(Fft, BadLayoutIsRefused) {
+  FftLayout l;
+  l.n = {};
+  EXPECT_THROW(FftPlan<double>(FftKind::r2c, l), eddy::Error);
+  l.n = {8, 8, 8, 8};
+  EXPECT_THROW(FftPlan<double>(FftKind::r2c, l), eddy::Error);
+  l.n = {8, 0};
+  EXPECT_THROW(FftPlan<double>(FftKind::r2c, l), eddy::Error);
+}
+
+}  // namespace
