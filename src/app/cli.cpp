@@ -12,6 +12,7 @@
 #include "io/config/config.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "parallel/comm.hpp"
+#include "parallel/halo.hpp"
 
 namespace eddy::app {
 namespace {
@@ -93,7 +94,7 @@ void info(const parallel::Comm& comm) {
   int major = 0, minor = 0;
   MPI_Get_version(&major, &minor);
   log::info("MPI:       " + std::to_string(major) + "." + std::to_string(minor) + ", " +
-            std::to_string(comm.size()) + " rank(s)");
+            std::to_string(comm.size()) + " rank(s); device memory: " + parallel::mpi_device_support());
   // rank -> host -> device, gathered in rank order
   std::string mine = "  rank " + std::to_string(comm.rank()) + " on " + parallel::Comm::hostname() + ": " +
                      (d.device_count > 0 ? d.name + " #" + std::to_string(d.device_id) + " of " +

@@ -87,10 +87,20 @@ class MpiExchanger final : public field::Exchanger {
 
 bool mpi_device_aware() {
   if (!backend::is_gpu()) return false;
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  // The macro says the library was built with the extension; the query says whether it is on now.
   return MPIX_Query_cuda_support() == 1;
 #else
   return false;
+#endif
+}
+
+std::string mpi_device_support() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  return std::string("MPI extension present (built-in support ") + (MPIX_CUDA_AWARE_SUPPORT ? "yes" : "no") +
+         ", enabled at run time: " + (MPIX_Query_cuda_support() == 1 ? "yes" : "no") + ")";
+#else
+  return "no device-memory extension in this MPI";
 #endif
 }
 

@@ -18,5 +18,7 @@ std::unique_ptr<field::Exchanger> make_exchanger(const std::string& comm_mode, c
 
 /// Whether the MPI library can take device pointers (CUDA-aware); false on the CPU backend.
 bool mpi_device_aware();
+/// What the MPI library says about device memory, for `eddy info`.
+std::string mpi_device_support();
 
 }  // namespace eddy::parallel
