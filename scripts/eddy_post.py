@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Post-processing of eddy output: plots (PNG) and tables (CSV).
+
+    /usr/bin/python3 scripts/eddy_post.py cavity   OUTDIR [--ghia FILE] [--re N]
+    /usr/bin/python3 scripts/eddy_post.py spectrum FILE.h5
+    /usr/bin/python3 scripts/eddy_post.py tgv      OUTDIR [--reference FILE] [--from-energy]
+    /usr/bin/python3 scripts/eddy_post.py slice    FILE.h5 [--field velocity] [--component x|y|z|magnitude]
+                                                  [--axis x|y|z] [--index K]
+    /usr/bin/python3 scripts/eddy_post.py summary  OUTDIR... [--keys physics.reynolds,...] [--csv FILE]
+
+Results go to <run dir>/post/ unless -o/--output STEM is given; every written path is printed as
+`wrote PATH`. Needs numpy, h5py and matplotlib (Debian: python3-numpy python3-h5py python3-matplotlib;
+on Debian call /usr/bin/python3, see README), except `summary`, which needs only the standard library.
+Exit codes: 0 success, 2 bad input (arguments, missing or unreadable files).
+"""
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from post.common import PostError  # noqa: E402
+
+
+def parser():
+    """The command line; each subcommand names the module (scripts/post/<module>.py) that runs it."""
+    p = argparse.ArgumentParser(prog="eddy_post.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+
+    c = sub.add_parser("cavity", help="cavity centreline profiles against Ghia et al. (1982)")
+    c.add_argument("outdir", help="output directory of a 2D cavity run")
+    c.add_argument("--ghia", default=None, help="Ghia table re,line,coord,value "
+                   "(default: cases/lid_driven_cavity/ghia1982_re100_400_1000.csv)")
+    c.add_argument("--re", type=float, help="Reynolds number (default: physics.reynolds of the resolved config)")
+    c.add_argument("-o", "--output", help="output stem: STEM.png, STEM.csv, STEM_ghia.csv (default OUTDIR/post/cavity)")
+    c.set_defaults(module="cavity")
+
+    s = sub.add_parser("spectrum", help="shell-averaged energy spectrum E(k) with a reference slope")
+    s.add_argument("file", help="a field file (periodic box, 2D or 3D)")
+    s.add_argument("-o", "--output", help="output stem (default <run>/post/<file>_spectrum)")
+    s.set_defaults(module="spectrum")
+
+    t = sub.add_parser("tgv", help="Taylor-Green dissipation rate against a reference curve")
+    t.add_argument("outdir", help="output directory of a Taylor-Green run")
+    t.add_argument("--reference", help="reference CSV with t and dissipation columns (default: "
+                   "cases/taylor_green/tgv_re1600_dissipation.csv, else /work/shared/reference/...)")
+    t.add_argument("--from-energy", action="store_true",
+                   help="use -dE/dt of kinetic_energy even when a dissipation column exists")
+    t.add_argument("-o", "--output", help="output stem (default OUTDIR/post/tgv_dissipation)")
+    t.set_defaults(module="tgv")
+
+    sl = sub.add_parser("slice", help="2D image of a field (3D files: one plane)")
+    sl.add_argument("file", help="a field file")
+    sl.add_argument("--field", default="velocity", help="dataset name (default %(default)s)")
+    sl.add_argument("--component", help="x, y, z, an index, or magnitude (vectors; default magnitude)")
+    sl.add_argument("--axis", default="z", choices=list("xyz"), help="3D: normal of the plane (default z)")
+    sl.add_argument("--index", type=int, help="3D: cell index along --axis (default the middle)")
+    sl.add_argument("-o", "--output", help="output stem (default <run>/post/<file>_<field>...)")
+    sl.set_defaults(module="slice")
+
+    m = sub.add_parser("summary", help="table of runs from diagnostics.csv and run.log")
+    m.add_argument("outdirs", nargs="+", metavar="OUTDIR")
+    m.add_argument("--keys", help="comma-separated config keys to add as columns (from the resolved config)")
+    m.add_argument("--csv", help="CSV path (default OUTDIR/post/summary.csv; several runs: "
+                   "summary.csv in their common parent directory)")
+    m.add_argument("--skip-missing", action="store_true",
+                   help="list a directory without output as 'no output' instead of failing")
+    m.set_defaults(module="summary")
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return importlib.import_module(f"post.{args.module}").run(args)
+    except PostError as e:
+        print(f"eddy_post.py {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
