@@ -32,6 +32,7 @@ struct PhysicsSpec {
   double velocity = 1.0;                 ///< reference velocity U [m/s] (lid speed, TGV amplitude)
   double reference_length = 0.0;         ///< reference length L [m]; 0 = domain edge length along x
   double density = 1.0;                  ///< reference density [kg/m^3]
+  double drag = 0.0;                     ///< spectral: linear drag mu [1/s] of the term -mu u (0 = none)
 };
 
 struct NumericsSpec {
@@ -42,6 +43,15 @@ struct NumericsSpec {
   double lattice_velocity = 0.1;         ///< LBM: reference velocity in lattice units (sets dt; Mach = u_lb*sqrt(3))
   double max_mach = 0.3;                 ///< LBM: refuse a configuration whose lattice Mach number exceeds this
   double trt_magic = 0.1875;             ///< LBM: TRT magic parameter Lambda (3/16: walls exactly half-way)
+  std::string time_stepper = "rk4";      ///< spectral: rk3 (SSP, Shu-Osher) | rk4 (classical); viscous terms
+                                         ///< integrated exactly (integrating factor)
+  double dt = 0.0;                       ///< spectral: fixed time step [s]; 0 = from numerics.cfl and the
+                                         ///< initial velocity (then fixed for the run)
+  double cfl = 0.5;                      ///< spectral: target CFL number dt sum_i max|u_i| / dx_i when dt = 0
+  double max_cfl = 0.0;                  ///< spectral: a larger CFL is refused at the start (exit 2) and stops
+                                         ///< the run (exit 3); 0 = the stepper's stability limit (rk3 0.83, rk4 1.35)
+  double hyperviscosity = 0.0;           ///< spectral: nu_h [m^(2p)/s] of the term -nu_h (-lap)^p u (0 = none)
+  long hyperviscosity_order = 2;         ///< spectral: the power p of the hyperviscous term (>= 2)
 };
 
 struct BoundarySpec {
@@ -50,8 +60,14 @@ struct BoundarySpec {
 };
 
 struct InitialSpec {
-  std::string type = "rest";             ///< rest | taylor_green
+  std::string type = "rest";             ///< rest | taylor_green | random_spectrum (spectral)
   double amplitude = 0.0;                ///< initial velocity amplitude [m/s]; 0 = physics.velocity
+                                         ///< (random_spectrum: kinetic energy amplitude^2 / 2)
+  double peak_wavenumber = 12.0;         ///< random_spectrum: k_p [1/m] of the energy spectrum
+                                         ///< E(k) ~ (k/k_p)^(2s+1) exp(-(s+1/2)(k/k_p)^2)
+  double spectrum_shape = 3.0;           ///< random_spectrum: the exponent s of that spectrum
+  long seed = 42;                        ///< random_spectrum: seed of the random phases (the field does not
+                                         ///< depend on the rank count)
 };
 
 struct FieldOutputSpec {
@@ -85,7 +101,11 @@ struct RunControlSpec {
   double end_time = 0.0;                 ///< stop at this physical time [s] (0 = use `steps`)
   long steps = 0;                        ///< stop after this many steps (0 = use `end_time`)
   SteadySpec steady{};
-  double max_wall_time = 0.0;            ///< wall-clock limit [s]; 0 = none
+  double max_wall_time = 0.0;            ///< wall-clock limit [s]; 0 = none. The run checkpoints and
+                                         ///< exits with code 75 when it is reached
+  long check_every = 100;                ///< steps between health checks (NaN/Inf, Mach limit): exit 3
+  long stop_check_every = 10;            ///< steps between the ranks' agreement on stopping (signals,
+                                         ///< wall time)
 };
 
 struct ParallelSpec {
@@ -94,7 +114,8 @@ struct ParallelSpec {
 };
 
 struct ValidationSpec {
-  std::string reference = "none";        ///< none | ghia1982 | taylor_green
+  std::string reference = "none";        ///< none | ghia1982 | taylor_green | tgv_re1600 (3D spectral: the
+                                         ///< dissipation against the 512^3 DNS of the HiOCFD case C3.5)
   std::string file = "";                 ///< reference data file; "" = the case's shipped file
 };
 

@@ -79,6 +79,7 @@ void visit(PhysicsSpec& s, V& v) {
   v.field("velocity", s.velocity, above(0));
   v.field("reference_length", s.reference_length, at_least(0));
   v.field("density", s.density, above(0));
+  v.field("drag", s.drag, at_least(0));
 }
 
 template <class V>
@@ -89,6 +90,12 @@ void visit(NumericsSpec& s, V& v) {
   v.field("lattice_velocity", s.lattice_velocity, between(0, 1, true));
   v.field("max_mach", s.max_mach, between(0, 1, false));
   v.field("trt_magic", s.trt_magic, above(0));
+  v.field("time_stepper", s.time_stepper, one_of({"rk3", "rk4"}));
+  v.field("dt", s.dt, at_least(0));
+  v.field("cfl", s.cfl, above(0));
+  v.field("max_cfl", s.max_cfl, at_least(0));
+  v.field("hyperviscosity", s.hyperviscosity, at_least(0));
+  v.field("hyperviscosity_order", s.hyperviscosity_order, at_least(2));
 }
 
 template <class V>
@@ -103,8 +110,11 @@ void visit(BoundarySpec& s, V& v) {
 
 template <class V>
 void visit(InitialSpec& s, V& v) {
-  v.field("type", s.type, one_of({"rest", "taylor_green"}));
+  v.field("type", s.type, one_of({"rest", "taylor_green", "random_spectrum"}));
   v.field("amplitude", s.amplitude, at_least(0));
+  v.field("peak_wavenumber", s.peak_wavenumber, above(0));
+  v.field("spectrum_shape", s.spectrum_shape, at_least(0));
+  v.field("seed", s.seed, at_least(0));
 }
 
 template <class V>
@@ -144,6 +154,8 @@ void visit(RunControlSpec& s, V& v) {
   v.field("steps", s.steps, at_least(0));
   v.section("steady", s.steady);
   v.field("max_wall_time", s.max_wall_time, at_least(0));
+  v.field("check_every", s.check_every, at_least(1));
+  v.field("stop_check_every", s.stop_check_every, at_least(1));
 }
 
 template <class V>
@@ -154,7 +166,7 @@ void visit(ParallelSpec& s, V& v) {
 
 template <class V>
 void visit(ValidationSpec& s, V& v) {
-  v.field("reference", s.reference, one_of({"none", "ghia1982", "taylor_green"}));
+  v.field("reference", s.reference, one_of({"none", "ghia1982", "taylor_green", "tgv_re1600"}));
   v.field("file", s.file);
 }
 

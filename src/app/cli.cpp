@@ -6,6 +6,7 @@
 
 #include "app/bench.hpp"
 #include "app/run.hpp"
+#include "app/stop.hpp"
 #include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -19,14 +20,15 @@ namespace {
 
 const char* usage =
     "usage:\n"
-    "  eddy run CONFIG.yaml [--set key.path=value]... [--out DIR] [--quiet]\n"
+    "  eddy run CONFIG.yaml [--set key.path=value]... [--out DIR] [--restart auto|PATH] [--quiet]\n"
     "  eddy validate CONFIG.yaml [--set key.path=value]...\n"
     "  eddy bench CONFIG.yaml [--set ...] [--steps N] [--repeat R] [--json FILE]\n"
     "  eddy info\n"
-    "exit codes: 0 success, 1 failure, 2 bad input (config, command line, files), 3 numerical failure\n";
+    "exit codes: 0 success, 1 failure, 2 bad input (config, command line, files), 3 numerical failure,\n"
+    "            75 stopped early by a signal or run.max_wall_time after writing a checkpoint (--restart auto)\n";
 
 struct Args {
-  std::string verb, config, out, json;
+  std::string verb, config, out, json, restart;
   std::vector<std::string> sets;
   bool quiet = false;
   long steps = 0;
@@ -66,7 +68,7 @@ Args parse(int argc, char** argv) {
     } else if (s == "--quiet" && a.verb == "run") {
       a.quiet = true;
     } else if (s == "--restart" && a.verb == "run") {
-      throw InputError("--restart: checkpoint/restart is not available in this version of eddy");
+      a.restart = value(s);
     } else if (s == "--json" && a.verb == "bench") {
       a.json = value(s);
     } else if (s == "--steps" && a.verb == "bench") {
@@ -143,16 +145,21 @@ int main_entry(int argc, char** argv) {
     if (a.verb == "validate") {
       log::info(a.config + ": valid");
     } else if (a.verb == "run") {
-      run(spec, RunOptions{a.out, a.quiet}, comm);
+      if (run(spec, RunOptions{a.out, a.quiet, a.restart}, comm).interrupted) code = exit_interrupted;
     } else if (a.verb == "bench") {
       bench(spec, BenchOptions{a.steps, a.repeats, a.json}, comm);
     }
   } catch (const Error& e) {
-    if (comm.root() || !dynamic_cast<const InputError*>(&e)) log::error(e.what());
+    const bool collective = dynamic_cast<const InputError*>(&e) || dynamic_cast<const NumericalError*>(&e);
+    if (comm.root() || !collective) log::error(e.what());
     code = e.exit_code();
+    // Input and numerical errors are found by every rank together; anything else may be this rank's
+    // alone, with the others waiting in a collective: take the whole job down rather than hang.
+    if (!collective && comm.size() > 1) comm.abort(code);
   } catch (const std::exception& e) {
     log::error(e.what());
     code = exit_failure;
+    if (comm.size() > 1) comm.abort(code);
   }
   // A failure on some ranks only must not leave the others waiting in a collective.
   if (comm.size() > 1 && comm.any(code != exit_ok) && code == exit_ok) code = exit_failure;

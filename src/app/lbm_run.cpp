@@ -1,9 +1,12 @@
 // `eddy run` for solver: lbm.
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "app/lbm_case.hpp"
 #include "app/output.hpp"
+#include "app/stop.hpp"
+#include "io/hdf5/checkpoint.hpp"
 #include "app/run.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
@@ -14,13 +17,59 @@
 namespace eddy::app {
 using log::cat;
 
+namespace {
+
+/// A checkpoint fits the config when solver, lattice, precision, grid and time step agree.
+void check_restart_matches(const io::CheckpointMeta& ckpt, const io::CheckpointMeta& run, double dt,
+                           const std::string& path) {
+  auto mismatch = [&](const std::string& what, const std::string& a, const std::string& b) {
+    throw InputError(cat("--restart ", path, ": the checkpoint's ", what, " is ", a, " but the config's is ", b,
+                         "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
+  };
+  auto cells = [](const std::vector<long>& v) {
+    std::string s = "[";
+    for (std::size_t k = 0; k < v.size(); ++k) s += cat(k ? "," : "", v[k]);
+    return s + "]";
+  };
+  if (ckpt.solver != run.solver) mismatch("solver", ckpt.solver, run.solver);
+  if (ckpt.scheme != run.scheme) mismatch("lattice (numerics.lattice)", ckpt.scheme, run.scheme);
+  if (ckpt.precision != run.precision) mismatch("precision (numerics.precision)", ckpt.precision, run.precision);
+  if (ckpt.cells != run.cells) mismatch("grid (domain.cells)", cells(ckpt.cells), cells(run.cells));
+  const double t = static_cast<double>(ckpt.step) * dt;
+  if (std::fabs(t - ckpt.time) > 1e-9 * std::max(1.0, std::fabs(t)))
+    mismatch("time step (from numerics.lattice_velocity, physics, domain)", cat(ckpt.time / double(ckpt.step), " s"),
+             cat(dt, " s"));
+}
+
+}  // namespace
+
 RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
   const LbmCase c = make_lbm_case(spec, comm);
+  const io::CheckpointMeta meta_now{"lbm", c.setup.lattice, spec.numerics.precision,
+                                    std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()), 0, 0.0,
+                                    spec.resolved_yaml};
+  // A restart is checked before anything is written.
+  std::string restart_path;
+  io::CheckpointMeta restart_meta;
+  if (!opt.restart.empty()) {
+    restart_path = io::find_checkpoint(RunOutput::directory(spec, opt), opt.restart, comm);
+    restart_meta = io::read_checkpoint_meta(restart_path);
+    check_restart_matches(restart_meta, meta_now, c.units.dt, restart_path);
+  }
   RunOutput out(spec, opt, comm);
 
   auto solver = lbm::make_solver(c.setup);
-  solver->initialize(initial_condition(spec, c));
   const lbm::Units& u = c.units;
+  long start_step = 0;
+  if (!restart_path.empty()) {
+    const io::CheckpointMeta& m = restart_meta;
+    solver->load_state(io::read_checkpoint_state(restart_path, c.block, solver->q(), solver->state_bytes()), m.step);
+    start_step = m.step;
+    out.resume_at(m.step);
+    log::info(cat("restarted from ", restart_path, " at step ", m.step, ", t = ", m.time, " s"));
+  } else {
+    solver->initialize(initial_condition(spec, c));
+  }
   const index_t cells = c.block.global_cells();
   log::info(cat("LBM ", c.setup.lattice, " ", c.setup.collision, " ", spec.numerics.precision, ", ", cells,
                 " cells; dx = ", u.dx, " m, dt = ", u.dt, " s, tau = ", u.tau, ", nu = ", u.nu,
@@ -29,23 +78,74 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   if (comm.size() > 1)
     log::info(cat("decomposition: ", c.decomposition.describe(), "; halo exchange ", c.exchanger->name()));
 
-  sim::Simulation simulation(u.dt, {spec.run.end_time, spec.run.steps, spec.run.max_wall_time});
+  sim::Simulation simulation(u.dt, {spec.run.end_time, spec.run.steps});
+  simulation.set_step_count(start_step);
   simulation.set_step([&] { solver->step(); });
   simulation.set_sync([] { backend::fence(); });
+  simulation.set_stop_check(spec.run.stop_check_every, make_stop_check(spec, comm));
   const long planned = simulation.planned_steps();
+
+  // Fields, in physical units.
+  std::vector<double> rho, vel;
+  auto field_data = [&](std::vector<double>& density, std::vector<double>& pressure) {
+    solver->macroscopic(rho, vel);
+    density.resize(rho.size()), pressure.resize(rho.size());
+    for (std::size_t k = 0; k < rho.size(); ++k) {
+      density[k] = u.to_density(rho[k]);
+      pressure[k] = u.to_pressure(rho[k] - 1.0);
+    }
+    for (double& v : vel) v = u.to_velocity(v);
+    return std::vector<FieldData>{{"velocity", vel.data(), c.setup.dims, "m/s"},
+                                  {"density", density.data(), 0, "kg/m^3"},
+                                  {"pressure", pressure.data(), 0, "Pa (deviation from the reference pressure)"}};
+  };
+  const FieldGrid grid{c.block, {u.dx, u.dx, u.dx}};
+
+  // Health: NaN/Inf anywhere or the Mach number past 1.5 x numerics.max_mach stops the run (exit 3),
+  // naming the step, time, rank and cell, after writing the fields as FAILED_<name>_<step>.h5.
+  auto health = [&](const sim::Clock& clk) {
+    lbm::Stats st = solver->stats();
+    st.mass = comm.sum(st.mass), st.kinetic_energy = comm.sum(st.kinetic_energy);
+    st.max_speed = comm.max(st.max_speed), st.nonfinite = comm.sum(st.nonfinite);
+    const double mach = lbm::Units::mach(st.max_speed);
+    if (st.nonfinite == 0 && mach <= 1.5 * spec.numerics.max_mach) return st;
+    // The cell to name: the first non-finite one, else the fastest (lowest global index on ties).
+    index_t cell_index = 0;
+    std::string what;
+    if (st.nonfinite > 0) {
+      const index_t local = solver->first_nonfinite();
+      cell_index = -comm.max(-(local < 0 ? std::numeric_limits<long>::max() : static_cast<long>(local)));
+      what = cat(st.nonfinite, " cells with NaN/Inf density or velocity; the first");
+    } else {
+      const auto [speed, local] = solver->fastest_cell();
+      const bool mine = speed == st.max_speed;
+      cell_index = -comm.max(-(mine ? static_cast<long>(local) : std::numeric_limits<long>::max()));
+      what = cat("the Mach number reached ", mach, ", above 1.5 x numerics.max_mach = ", spec.numerics.max_mach, ",");
+    }
+    const index_t nx = c.block.global[0], ny = c.block.global[1];
+    const Int3 cell{cell_index % nx, (cell_index / nx) % ny, cell_index / (nx * ny)};
+    int owner = 0;
+    for (std::size_t r = 0; r < c.decomposition.boxes.size(); ++r) {
+      const parallel::Box& b = c.decomposition.boxes[r];
+      bool in = true;
+      for (std::size_t a = 0; a < 3; ++a) in = in && cell[a] >= b.offset[a] && cell[a] < b.offset[a] + b.extent[a];
+      if (in) owner = static_cast<int>(r);
+    }
+    const std::string where = cat(what, " at cell (", cell[0], ", ", cell[1],
+                                  c.setup.dims == 3 ? cat(", ", cell[2]) : std::string(), ") on rank ", owner);
+    std::vector<double> density, pressure;
+    out.write_failed_fields(clk.step, clk.time, grid, field_data(density, pressure));
+    throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", where,
+                             " (unstable: lower numerics.lattice_velocity, refine the grid or use trt); the fields "
+                             "are in fields/FAILED_", spec.name, "_<step>.h5; checkpoints already written are kept"));
+  };
 
   // Diagnostics and the progress line.
   out.open_diagnostics({"kinetic_energy", "max_velocity", "mach", "mass_change", "mlups"});
   double last_wall = 0.0;
   long last_step = 0;
   auto diagnostics = [&](const sim::Clock& clk) {
-    lbm::Stats st = solver->stats();
-    st.mass = comm.sum(st.mass), st.kinetic_energy = comm.sum(st.kinetic_energy);
-    st.max_speed = comm.max(st.max_speed), st.nonfinite = comm.sum(st.nonfinite);
-    if (st.nonfinite > 0)
-      throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", st.nonfinite,
-                               " cells with NaN/Inf density or velocity (unstable: lower the lattice velocity, "
-                               "refine the grid or use trt)"));
+    const lbm::Stats st = health(clk);
     const double step_s = simulation.step_seconds();
     const double d_wall = step_s - last_wall;
     const double mlups = d_wall > 0 ? double(cells) * double(clk.step - last_step) / d_wall / 1e6 : 0.0;
@@ -60,29 +160,27 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     std::snprintf(b, sizeof b, "step %8ld  t %.4e s  %8.1f MLUPS %s max|u| %.3e m/s  Ma %.3f", clk.step, clk.time,
                   mlups, eta.c_str(), vmax, mach);
     log::info(b);
-    if (mach > spec.numerics.max_mach * 1.5)
-      throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: Mach number ", mach,
-                               " exceeds 1.5 x numerics.max_mach = ", spec.numerics.max_mach));
   };
   simulation.add("diagnostics", spec.output.diagnostics.every, diagnostics, true);
+  simulation.add("health", Schedule{spec.run.check_every, 0.0}, [&](const sim::Clock& clk) { health(clk); });
 
-  // Fields, in physical units.
-  std::vector<double> rho, vel;
   auto write_fields = [&](const sim::Clock& clk) {
-    solver->macroscopic(rho, vel);
-    std::vector<double> density(rho.size()), pressure(rho.size());
-    for (std::size_t k = 0; k < rho.size(); ++k) {
-      density[k] = u.to_density(rho[k]);
-      pressure[k] = u.to_pressure(rho[k] - 1.0);
-    }
-    for (double& v : vel) v = u.to_velocity(v);
-    out.write_fields(clk.step, clk.time, {c.block, {u.dx, u.dx, u.dx}},
-                     {{"velocity", vel.data(), c.setup.dims, "m/s"},
-                      {"density", density.data(), 0, "kg/m^3"},
-                      {"pressure", pressure.data(), 0, "Pa (deviation from the reference pressure)"}});
+    std::vector<double> density, pressure;
+    out.write_fields(clk.step, clk.time, grid, field_data(density, pressure));
   };
   if (spec.output.fields.every.enabled() || spec.output.fields.at_end)
     simulation.add("fields", spec.output.fields.every, write_fields, spec.output.fields.at_end);
+
+  // Checkpoints: on their schedule, and whenever the run stops early.
+  auto write_checkpoint = [&](const sim::Clock& clk) {
+    const std::vector<unsigned char> state = solver->save_state();
+    io::CheckpointMeta m = meta_now;
+    m.step = clk.step, m.time = clk.time;
+    const std::string path = io::write_checkpoint(out.dir(), m, {&c.block, solver->q(), solver->state_bytes(), state.data()},
+                                                  spec.output.checkpoint.keep, comm);
+    log::info("checkpoint " + path);
+  };
+
 
   // Steady state: relative change of the velocity field per convective time L/U.
   if (spec.run.steady.tolerance > 0) {
@@ -98,14 +196,20 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     });
   }
 
-  simulation.run_actions_now();
+  if (opt.restart.empty()) simulation.run_actions_now();
+  // Registered after the initial actions: the initial state needs no checkpoint.
+  if (spec.output.checkpoint.every.enabled())
+    simulation.add("checkpoint", spec.output.checkpoint.every, write_checkpoint);
   const sim::StopReason why = simulation.run();
   const sim::Clock& clk = simulation.clock();
+  const bool interrupted = why == sim::StopReason::requested || why == sim::StopReason::wall_time;
+  if (interrupted) write_checkpoint(clk);
 
   RunResult r;
   r.steps = clk.step;
   r.time = clk.time;
   r.stop_reason = sim::to_string(why);
+  r.interrupted = interrupted;
   r.out_dir = out.dir().string();
   r.mlups = simulation.step_seconds() > 0 ? double(cells) * double(clk.step) / simulation.step_seconds() / 1e6 : 0;
   log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.mlups,
@@ -113,6 +217,7 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   for (const sim::Timing& t : simulation.timings())
     log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
 
+  if (interrupted) return r;
   solver->macroscopic(rho, vel);
   for (double& v : vel) v = u.to_velocity(v);
   vel = parallel::gather_to_root(vel, c.decomposition, c.setup.dims, comm);

@@ -13,18 +13,14 @@ namespace eddy::app {
 namespace fs = std::filesystem;
 using log::cat;
 
-namespace {
-
-fs::path output_directory(const config::RunSpec& spec, const RunOptions& opt) {
+fs::path RunOutput::directory(const config::RunSpec& spec, const RunOptions& opt) {
   if (!opt.out_dir.empty()) return opt.out_dir;
   if (!spec.output.dir.empty()) return spec.output.dir;
   return fs::path("out") / spec.name;
 }
 
-}  // namespace
-
 RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm)
-    : spec_(spec), comm_(comm), dir_(output_directory(spec, opt)) {
+    : spec_(spec), comm_(comm), dir_(directory(spec, opt)) {
   std::string err;
   if (comm.root()) {
     std::error_code ec;
@@ -50,17 +46,39 @@ RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const p
 
 RunOutput::~RunOutput() { log::open_file(""); }
 
+void RunOutput::resume_at(long step) {
+  resume_step_ = step;
+  series_ = std::make_unique<io::XdmfSeries>(
+      io::XdmfSeries::open_append((dir_ / "fields" / "fields.xmf").string(), comm_, step));
+}
+
 void RunOutput::open_diagnostics(const std::vector<std::string>& columns) {
-  csv_ = std::make_unique<io::DiagnosticsCsv>((dir_ / "diagnostics.csv").string(), columns, comm_);
+  const std::string path = (dir_ / "diagnostics.csv").string();
+  if (resume_step_ >= 0)
+    csv_ = std::make_unique<io::DiagnosticsCsv>(io::DiagnosticsCsv::open_append(path, columns, comm_, resume_step_));
+  else
+    csv_ = std::make_unique<io::DiagnosticsCsv>(path, columns, comm_);
 }
 
 void RunOutput::diagnostics(long step, double time, const std::vector<double>& values) {
   if (csv_) csv_->row(step, time, values);
 }
 
+void RunOutput::write_failed_fields(long step, double time, const FieldGrid& grid,
+                                    const std::vector<FieldData>& fields) {
+  write_file(dir_ / "fields" / io::step_file_name("FAILED_" + spec_.name, step, ".h5"), step, time, grid, fields);
+}
+
 void RunOutput::write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields) {
-  const io::Block& b = grid.block;
   const fs::path h5 = dir_ / "fields" / io::step_file_name(spec_.name, step, ".h5");
+  io::XdmfGrid x = write_file(h5, step, time, grid, fields);
+  io::write_xdmf((dir_ / "fields" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);
+  series_->add(x);
+}
+
+io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, const FieldGrid& grid,
+                                   const std::vector<FieldData>& fields) {
+  const io::Block& b = grid.block;
   io::FieldFile f = io::FieldFile::create(h5.string(), b, comm_);
   f.set_attribute("solver", spec_.solver);
   f.set_attribute("step", step);
@@ -92,8 +110,7 @@ void RunOutput::write_fields(long step, double time, const FieldGrid& grid, cons
   x.spacing = grid.spacing;
   x.fields = f.fields();
   f.commit();
-  io::write_xdmf((dir_ / "fields" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);
-  series_->add(x);
+  return x;
 }
 
 std::string RunOutput::duration(double s) {

@@ -14,6 +14,7 @@
 namespace eddy::io {
 class DiagnosticsCsv;
 class XdmfSeries;
+struct XdmfGrid;
 }  // namespace eddy::io
 
 namespace eddy::app {
@@ -40,7 +41,11 @@ class RunOutput {
   ~RunOutput();
 
   const std::filesystem::path& dir() const { return dir_; }
+  /// The directory a run will use: --out, else output.dir, else out/<name>.
+  static std::filesystem::path directory(const config::RunSpec& spec, const RunOptions& opt);
 
+  /// A restart from `step`: diagnostics.csv and fields.xmf keep what the earlier run wrote up to it.
+  void resume_at(long step);
   /// Start diagnostics.csv with these columns (after step,time).
   void open_diagnostics(const std::vector<std::string>& columns);
   /// Append a row to diagnostics.csv.
@@ -48,16 +53,21 @@ class RunOutput {
 
   /// Write fields/<name>_<step>.h5 with the standard attributes, its .xmf, and extend fields.xmf.
   void write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields);
+  /// The fields of a failed run: fields/FAILED_<name>_<step>.h5, not part of the time series.
+  void write_failed_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields);
 
   /// "12 s", "3.4 min", "1.2 h".
   static std::string duration(double seconds);
 
  private:
+  io::XdmfGrid write_file(const std::filesystem::path& h5, long step, double time, const FieldGrid& grid,
+                          const std::vector<FieldData>& fields);
   const config::RunSpec& spec_;
   parallel::Comm comm_;
   std::filesystem::path dir_;
   std::unique_ptr<io::DiagnosticsCsv> csv_;
   std::unique_ptr<io::XdmfSeries> series_;
+  long resume_step_ = -1;
 };
 
 }  // namespace eddy::app

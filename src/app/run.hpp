@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/validation.hpp"
+#include "cases/taylor_green/tgv_reference.hpp"
 #include "io/config/run_spec.hpp"
 #include "parallel/comm.hpp"
 
@@ -13,12 +14,14 @@ namespace eddy::app {
 struct RunOptions {
   std::string out_dir;  ///< output directory; "" = the config's output.dir, else out/<name>
   bool quiet = false;   ///< no progress lines on the terminal (run.log still gets them)
+  std::string restart;  ///< "" = fresh start; "auto" = newest valid checkpoint of the output directory; or a path
 };
 
 struct RunResult {
   long steps = 0;
   double time = 0.0;                    ///< physical time reached [s]
   std::string stop_reason;
+  bool interrupted = false;             ///< stopped early (signal, wall time) with a checkpoint written
   double mlups = 0.0;                   ///< million lattice-cell updates per second, whole run
   std::string out_dir;
   std::optional<GhiaComparison> ghia;   ///< when validation.reference is ghia1982
@@ -26,6 +29,8 @@ struct RunResult {
                                         ///< error of the velocity against the exact solution
   std::vector<double> velocity;         ///< final velocity [m/s], interior cells of rank 0's block,
                                         ///< x fastest, `dims` components (for tests and validation)
+  double ms_per_step = 0.0;             ///< wall-clock milliseconds per time step, whole run (spectral)
+  std::optional<cases::TgvComparison> tgv;  ///< when validation.reference is tgv_re1600 (spectral, 3D)
 };
 
 /// Run the configured case to its end. Collective over `comm`.
@@ -33,5 +38,6 @@ RunResult run(const config::RunSpec& spec, const RunOptions& options, const para
 
 /// The solver-specific drivers run() dispatches to.
 RunResult run_lbm(const config::RunSpec& spec, const RunOptions& options, const parallel::Comm& comm);
+RunResult run_spectral(const config::RunSpec& spec, const RunOptions& options, const parallel::Comm& comm);
 
 }  // namespace eddy::app

@@ -109,6 +109,10 @@ struct Max {
   template <class T>
   EDDY_HD T operator()(const T& a, const T& b) const { return a > b ? a : b; }
 };
+struct Min {
+  template <class T>
+  EDDY_HD T operator()(const T& a, const T& b) const { return a < b ? a : b; }
+};
 
 }  // namespace eddy::backend
 

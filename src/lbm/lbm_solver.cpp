@@ -2,6 +2,7 @@
 #include "lbm/lbm_solver.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "backend/parallel.hpp"
@@ -54,6 +55,65 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
     const field::SubBox b = cells.box;
     backend::parallel_for(label, b.size(), [=] EDDY_DEVICE(index_t t) { stream_collide<L, Odd>(b.padded(t), a, collision); });
   }
+}
+
+template <class T>
+void launch_pack_state(const T* f, const PaddedGrid g, int q, T* out, bool unpack) {
+  backend::parallel_for(unpack ? "lbm::unpack_state" : "lbm::pack_state", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
+    const index_t n = g.interior_to_padded(t);
+    for (int i = 0; i < q; ++i) {
+      T* slot = const_cast<T*>(f) + i * g.n_padded + n;
+      if (unpack)
+        *slot = out[t * q + i];
+      else
+        out[t * q + i] = *slot;
+    }
+  });
+}
+
+template <class L, class T, class R>
+index_t reduce_first_nonfinite(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 global, Int3 offset) {
+  const PaddedGrid g = a.grid;
+  constexpr index_t none = index_t(1) << 62;
+  const index_t r = backend::parallel_reduce(
+      "lbm::first_nonfinite", g.n_interior(), none,
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        const double s = double(drho) + double(v[0]) + double(v[1]) + double(v[2]);
+        if (std::isfinite(s)) return none;
+        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1], z = t / (g.nx * g.ny) + offset[2];
+        return (z * global[1] + y) * global[0] + x;
+      },
+      backend::Min{});
+  return r == none ? -1 : r;
+}
+
+/// Max speed and the lowest global index where it occurs (deterministic whatever the reduction order).
+struct SpeedAt {
+  double speed;
+  index_t cell;
+};
+struct SpeedAtMax {
+  EDDY_HD SpeedAt operator()(const SpeedAt& a, const SpeedAt& b) const {
+    if (a.speed != b.speed) return a.speed > b.speed ? a : b;
+    return a.cell < b.cell ? a : b;
+  }
+};
+
+template <class L, class T, class R>
+SpeedAt reduce_fastest(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 global, Int3 offset) {
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::fastest_cell", g.n_interior(), SpeedAt{-1.0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1], z = t / (g.nx * g.ny) + offset[2];
+        return SpeedAt{sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]),
+                       (z * global[1] + y) * global[0] + x};
+      },
+      SpeedAtMax{});
 }
 
 template <class L, class T, class R>
@@ -182,6 +242,41 @@ class SolverImpl final : public Solver {
     if (u_prev_.size() == 0) u_prev_.resize(static_cast<std::size_t>(grid_.n_interior() * L::d));
     const Sum2 s = reduce_change<L>(args(), next_odd(), u_prev_.data());
     return {s.a, s.b};
+  }
+
+  std::vector<unsigned char> save_state() const override {
+    DeviceArray<T> packed(static_cast<std::size_t>(grid_.n_interior() * L::q));
+    launch_pack_state(f_.data(), grid_, L::q, packed.data(), false);
+    const std::vector<T> h = packed.to_host();
+    std::vector<unsigned char> out(h.size() * sizeof(T));
+    std::memcpy(out.data(), h.data(), out.size());
+    return out;
+  }
+
+  void load_state(const std::vector<unsigned char>& state, long step) override {
+    if (state.size() != static_cast<std::size_t>(grid_.n_interior() * L::q) * sizeof(T))
+      throw Error("lbm: checkpoint state of " + std::to_string(state.size()) + " bytes does not fit this block");
+    std::vector<T> h(state.size() / sizeof(T));
+    std::memcpy(h.data(), state.data(), state.size());
+    DeviceArray<T> packed;
+    packed.from_host(h);
+    launch_pack_state(f_.data(), grid_, L::q, packed.data(), true);
+    steps_ = step;
+    // Before an odd step the ghosts must hold their images' post-collision populations.
+    if (next_odd() && !pattern_.peers.empty())
+      exchanger_->exchange(f_.data(), sizeof(T), pattern_, field::Direction::forward);
+  }
+
+  int state_bytes() const override { return static_cast<int>(sizeof(T)); }
+  int q() const override { return L::q; }
+
+  index_t first_nonfinite() const override {
+    return reduce_first_nonfinite<L>(args(), next_odd(), setup_.global, setup_.offset);
+  }
+
+  std::pair<double, index_t> fastest_cell() const override {
+    const SpeedAt s = reduce_fastest<L>(args(), next_odd(), setup_.global, setup_.offset);
+    return {s.speed, s.cell};
   }
 
   std::size_t bytes_allocated() const override {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/types.hpp"
@@ -68,6 +69,21 @@ class Solver {
   virtual Stats stats() const = 0;
   /// {sum |u - u_prev|^2, sum |u|^2} over this block since the previous call (u_prev = 0 at first).
   virtual std::array<double, 2> velocity_change() = 0;
+  /// The exact state for a checkpoint: this block's interior population slots, cell by cell (x fastest,
+  /// `q` values per cell, storage type of `state_bytes()` bytes each), as stored, so a restart continues
+  /// bitwise. The step count's parity says how to read them (AA pattern).
+  virtual std::vector<unsigned char> save_state() const = 0;
+  /// Restore a state saved by save_state() (of this block, possibly by another decomposition) at `step`;
+  /// fills the ghost populations the next step needs. Collective when ranks exchange.
+  virtual void load_state(const std::vector<unsigned char>& state, long step) = 0;
+  /// Bytes of one stored population value (8 fp64, 4 fp32).
+  virtual int state_bytes() const = 0;
+  /// Populations per cell.
+  virtual int q() const = 0;
+  /// Global index (x fastest) of the first interior cell whose density or velocity is NaN/Inf, or -1.
+  virtual index_t first_nonfinite() const = 0;
+  /// {max |u| (lattice units), global index of the first cell where it occurs} over this block.
+  virtual std::pair<double, index_t> fastest_cell() const = 0;
   /// Device memory held, bytes.
   virtual std::size_t bytes_allocated() const = 0;
   /// Bytes read and written per cell and step by the update (the figure of merit for bandwidth).

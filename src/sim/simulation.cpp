@@ -55,7 +55,6 @@ long Simulation::planned_steps() const {
 }
 
 StopReason Simulation::run() {
-  started_ = std::chrono::steady_clock::now();
   const long last = planned_steps();
   StopReason reason = StopReason::steps;
   std::vector<bool> ran_now(entries_.size(), false);
@@ -92,10 +91,11 @@ StopReason Simulation::run() {
         break;
       }
     }
-    if (stop_.max_wall_time > 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() > stop_.max_wall_time) {
-      reason = StopReason::wall_time;
-      break;
+    if (stop_every_ > 0 && clock_.step % stop_every_ == 0) {
+      if (const std::optional<StopReason> r = stop_check_()) {
+        reason = *r;
+        break;
+      }
     }
   }
   for (std::size_t k = 0; k < entries_.size(); ++k)

@@ -4,6 +4,7 @@
 /// and the writers as callbacks.
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,8 @@ struct Clock {
 };
 
 struct StopCriteria {
-  double end_time = 0.0;       ///< stop when time reaches this (0 = unused)
-  long steps = 0;              ///< stop after this many steps (0 = unused)
-  double max_wall_time = 0.0;  ///< stop (cleanly) after this many wall-clock seconds (0 = none)
+  double end_time = 0.0;  ///< stop when time reaches this (0 = unused)
+  long steps = 0;         ///< stop after this many steps, counted from step 0 (0 = unused)
 };
 
 enum class StopReason { end_time, steps, steady, wall_time, requested };
@@ -46,6 +46,16 @@ class Simulation {
   /// Called before timers are read (backend fence): steps are asynchronous on GPUs, so the loop
   /// synchronises only when an action is due, and charges the wait to "step".
   void set_sync(std::function<void()> sync) { sync_ = std::move(sync); }
+  /// An early-stop test (signals, wall time), collective: every `every` steps; a returned reason stops.
+  void set_stop_check(long every, std::function<std::optional<StopReason>()> check) {
+    stop_every_ = every;
+    stop_check_ = std::move(check);
+  }
+  /// Continue from a restart: the clock at `step` (time = step * dt). Call before add().
+  void set_step_count(long step) {
+    clock_.step = step;
+    clock_.time = static_cast<double>(step) * clock_.dt;
+  }
   /// A steady-state test: every `every` steps, stop when it returns true.
   void set_steady_check(long every, std::function<bool(const Clock&)> converged);
   /// Run the actions once at the current clock (e.g. the initial state).
@@ -77,8 +87,9 @@ class Simulation {
   std::vector<Entry> entries_;
   std::vector<Timing> timings_{{"step", 0.0, 0}};
   long steady_every_ = 0;
+  long stop_every_ = 0;
+  std::function<std::optional<StopReason>()> stop_check_;
   std::function<bool(const Clock&)> converged_;
-  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace eddy::sim

@@ -1,0 +1,257 @@
+// `eddy run` for solver: spectral.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "app/output.hpp"
+#include "app/run.hpp"
+#include "backend/backend.hpp"
+#include "cases/taylor_green/taylor_green.hpp"
+#include "cases/taylor_green/tgv_reference.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "parallel/decomposition.hpp"
+#include "parallel/transpose.hpp"
+#include "sim/simulation.hpp"
+#include "spectral/spectral_solver.hpp"
+
+namespace eddy::app {
+using log::cat;
+
+namespace {
+
+/// Everything the spectral run derives from the config.
+struct SpectralCase {
+  spectral::Setup setup;
+  parallel::Decomposition slabs;  ///< physical-space slabs: whole x-y planes (2D: x rows) per rank
+  Real3 dx{0.0, 0.0, 0.0};        ///< grid spacing [m] (0 along unused directions)
+  double velocity = 1.0;          ///< initial amplitude U [m/s]
+  double max_cfl = 0.0;
+};
+
+SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm) {
+  SpectralCase c;
+  spectral::Setup& s = c.setup;
+  s.dims = spec.dimensions();
+  const int P = comm.size();
+  for (int d = 0; d < s.dims; ++d) {
+    const auto k = static_cast<std::size_t>(d);
+    s.cells[k] = spec.domain.cells[k];
+    s.length[k] = spec.domain.length[k];
+    c.dx[k] = s.length[k] / static_cast<double>(s.cells[k]);
+    if (s.cells[k] < 2)
+      throw InputError(cat("domain.cells[", d, "]: the spectral solver needs at least 2 points per direction, got ",
+                           s.cells[k]));
+  }
+  if (s.dims == 2) s.cells[2] = 1;
+  // Slabs: planes of the slowest direction (z in 3D, y in 2D) in physical space; in wave-number space
+  // rows of ky (3D) or kx = 0..nx/2 (2D). Uneven splits are fine; every rank needs one of each.
+  const std::vector<long> slab_ranks = s.dims == 3 ? std::vector<long>{1, 1, P} : std::vector<long>{1, P};
+  if (!spec.parallel.ranks.empty() && spec.parallel.ranks != slab_ranks)
+    throw InputError(cat("parallel.ranks: the spectral solver decomposes into slabs along ", s.dims == 3 ? "z" : "y",
+                         ", so with ", P, " rank(s) it must be [", s.dims == 3 ? "1, 1, " : "1, ", P,
+                         "] or left out"));
+  const index_t rows = s.dims == 3 ? s.cells[1] : s.cells[0] / 2 + 1;
+  if (P > rows)
+    throw InputError(cat("domain.cells: the transposed slabs split ", s.dims == 3 ? "the ny = " : "the nx/2+1 = ", rows,
+                         s.dims == 3 ? " y-rows" : " kx-columns", " of wave-number space over ", P,
+                         " ranks (each rank needs at least one); use at most ", rows, " ranks or more cells along ",
+                         s.dims == 3 ? "y" : "x"));
+  c.slabs = parallel::Decomposition::make(s.dims, s.cells, slab_ranks, comm);  // InputError: more ranks than planes
+
+  s.precision = spec.numerics.precision == "fp32" ? Precision::fp32 : Precision::fp64;
+  s.stepper = spec.numerics.time_stepper;
+  const double l_ref = spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
+  s.nu = spec.physics.velocity * l_ref / spec.physics.reynolds;
+  s.hyperviscosity = spec.numerics.hyperviscosity;
+  s.hyperviscosity_order = static_cast<int>(spec.numerics.hyperviscosity_order);
+  s.drag = spec.physics.drag;
+  c.velocity = spec.initial.amplitude > 0 ? spec.initial.amplitude : spec.physics.velocity;
+  c.max_cfl = spec.numerics.max_cfl > 0 ? spec.numerics.max_cfl : spectral::cfl_limit(s.stepper);
+  if (spec.numerics.dt == 0 && spec.numerics.cfl > c.max_cfl)
+    throw InputError(cat("numerics.cfl: ", spec.numerics.cfl, " is above the stability limit ", c.max_cfl, " of ",
+                         s.stepper, " (numerics.max_cfl); use a smaller value"));
+  if (spec.initial.type == "taylor_green") {
+    for (int d = 1; d < s.dims; ++d)
+      if (std::fabs(s.length[static_cast<std::size_t>(d)] - s.length[0]) > 1e-12 * s.length[0])
+        throw InputError("domain.length: the Taylor-Green initial condition needs a square (cubic) box");
+  }
+  return c;
+}
+
+/// The configured initial condition.
+void initialize(spectral::Solver& solver, const config::RunSpec& spec, const SpectralCase& c) {
+  const spectral::Grid& g = solver.grid();
+  if (spec.initial.type == "random_spectrum") {
+    solver.set_random_spectrum(spectral::RandomSpectrum::make(c.velocity * c.velocity, spec.initial.peak_wavenumber,
+                                                              spec.initial.spectrum_shape,
+                                                              static_cast<std::uint64_t>(spec.initial.seed)));
+    return;
+  }
+  const int dims = g.dims;
+  std::vector<double> u(static_cast<std::size_t>(g.points() * dims), 0.0);
+  if (spec.initial.type == "taylor_green") {
+    cases::TaylorGreen tg;
+    tg.dims = dims;
+    tg.U = c.velocity;
+    tg.L = spec.domain.length[0];
+    const parallel::Box& b = c.slabs.mine();
+    std::size_t k = 0;
+    for (index_t z = 0; z < b.extent[2]; ++z)
+      for (index_t y = 0; y < b.extent[1]; ++y)
+        for (index_t x = 0; x < b.extent[0]; ++x) {
+          const Real3 p{(x + b.offset[0] + 0.5) * c.dx[0], (y + b.offset[1] + 0.5) * c.dx[1],
+                        (z + b.offset[2] + 0.5) * c.dx[2]};
+          const Real3 v = tg.velocity(p);
+          for (int d = 0; d < dims; ++d) u[k++] = v[static_cast<std::size_t>(d)];
+        }
+  }
+  solver.set_velocity(u);
+}
+
+/// The time step: numerics.dt, or numerics.cfl over the initial velocity (then, with an end time, shortened
+/// so that a whole number of steps reaches it). Refuses a CFL above the stepper's limit.
+double time_step(const config::RunSpec& spec, const SpectralCase& c, const spectral::Stats& s0) {
+  const double rate = s0.cfl(1.0, c.dx);  // sum_i max|u_i| / dx_i
+  if (spec.numerics.dt > 0) {
+    const double cfl = rate * spec.numerics.dt;
+    if (cfl > c.max_cfl)
+      throw InputError(cat("numerics.dt: dt = ", spec.numerics.dt, " s gives CFL ", cfl,
+                           " on the initial field, above the limit ", c.max_cfl, " of ", spec.numerics.time_stepper,
+                           " (numerics.max_cfl); use dt <= ", c.max_cfl / rate, " s"));
+    return spec.numerics.dt;
+  }
+  if (!(rate > 0))
+    throw InputError("numerics.dt: the initial velocity is zero, so numerics.cfl cannot set the time step; give "
+                     "numerics.dt");
+  double dt = spec.numerics.cfl / rate;
+  if (spec.run.end_time > 0) dt = spec.run.end_time / std::ceil(spec.run.end_time / dt - 1e-9);
+  return dt;
+}
+
+}  // namespace
+
+RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
+  const SpectralCase c = make_spectral_case(spec, comm);
+  // Solver and initial state before the output directory: bad input (a CFL too large) writes nothing.
+  const auto exchange = parallel::make_slab_exchange(comm);
+  auto solver = spectral::make_solver(c.setup, *exchange);
+  initialize(*solver, spec, c);
+  const spectral::Stats s0 = solver->stats();
+  const double dt = time_step(spec, c, s0);
+
+  RunOutput out(spec, opt, comm);
+  const spectral::Setup& s = c.setup;
+  const spectral::Grid& g = solver->grid();
+  const index_t points = g.total_points();
+  if (spec.parallel.comm != "mpi" && spec.parallel.comm != "auto" && comm.size() > 1)
+    log::warn(cat("parallel.comm = ", spec.parallel.comm,
+                  ": the spectral transposes are host-staged MPI in this version; using mpi"));
+  log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, ", ", s.cells[0], " x ", s.cells[1],
+                s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(), " points, ", comm.size(), " slab(s) (",
+                c.slabs.describe(), ", transposes: ", exchange->name(), "); nu = ", s.nu, " m^2/s",
+                s.hyperviscosity > 0 ? cat(", hyperviscosity ", s.hyperviscosity, " (order ", s.hyperviscosity_order, ")")
+                                     : std::string(),
+                s.drag > 0 ? cat(", drag ", s.drag, " 1/s") : std::string(), "; dt = ", dt, " s (CFL ",
+                s0.cfl(dt, c.dx), ", limit ", c.max_cfl, "); ", solver->bytes_allocated() / 1048576.0,
+                " MiB on the device"));
+
+  sim::Simulation simulation(dt, {spec.run.end_time, spec.run.steps});
+  simulation.set_step([&] { solver->step(dt); });
+  simulation.set_sync([] { backend::fence(); });
+  const long planned = simulation.planned_steps();
+
+  // Diagnostics (DESIGN §5 conventions) and the progress line.
+  out.open_diagnostics(
+      {"kinetic_energy", "enstrophy", "dissipation", "minus_dEdt", "max_velocity", "cfl", "ms_per_step"});
+  std::vector<double> series_t, series_eps, series_e;
+  double last_wall = 0.0, last_e = 0.0, last_t = 0.0;
+  long last_step = -1;
+  auto diagnostics = [&](const sim::Clock& clk) {
+    const spectral::Stats st = solver->stats();
+    if (st.nonfinite > 0)
+      throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", st.nonfinite,
+                               " grid points with NaN/Inf velocity (unstable: lower numerics.dt or numerics.cfl, or "
+                               "refine the grid)"));
+    const double cfl = st.cfl(dt, c.dx);
+    const double step_s = simulation.step_seconds();
+    const double ms = clk.step > last_step && last_step >= 0 ? 1e3 * (step_s - last_wall) / double(clk.step - last_step)
+                                                             : 0.0;
+    const double minus_dedt = last_step >= 0 && clk.time > last_t ? (last_e - st.kinetic_energy) / (clk.time - last_t)
+                                                                  : std::numeric_limits<double>::quiet_NaN();
+    last_wall = step_s, last_step = clk.step, last_e = st.kinetic_energy, last_t = clk.time;
+    out.diagnostics(clk.step, clk.time,
+                    {st.kinetic_energy, st.enstrophy, st.dissipation, minus_dedt, st.max_velocity, cfl, ms});
+    series_t.push_back(clk.time), series_eps.push_back(st.dissipation), series_e.push_back(st.kinetic_energy);
+    std::string eta;
+    if (planned > 0 && clk.step > 0) eta = " ETA " + RunOutput::duration(step_s / clk.step * (planned - clk.step));
+    char b[240];
+    std::snprintf(b, sizeof b, "step %8ld  t %.4e s  %8.2f ms/step %s E %.6e  eps %.6e  max|u| %.3e m/s  CFL %.3f",
+                  clk.step, clk.time, ms, eta.c_str(), st.kinetic_energy, st.dissipation, st.max_velocity, cfl);
+    log::info(b);
+    if (cfl > c.max_cfl)
+      throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: CFL ", cfl, " exceeds ", c.max_cfl,
+                               " (numerics.max_cfl, or the ", s.stepper,
+                               " limit); use a smaller numerics.dt or numerics.cfl"));
+  };
+  simulation.add("diagnostics", spec.output.diagnostics.every, diagnostics, true);
+
+  // Fields in physical space: velocity and vorticity.
+  io::Block block = io::Block::whole(s.dims, s.cells);
+  block.offset = c.slabs.mine().offset;
+  block.extent = c.slabs.mine().extent;
+  std::vector<double> vel, vort;
+  auto write_fields = [&](const sim::Clock& clk) {
+    solver->velocity(vel);
+    solver->vorticity(vort);
+    out.write_fields(clk.step, clk.time, {block, {c.dx[0], c.dx[1], s.dims == 3 ? c.dx[2] : c.dx[0]}},
+                     {{"velocity", vel.data(), s.dims, "m/s"},
+                      {"vorticity", vort.data(), s.dims == 3 ? 3 : 0, "1/s"}});
+  };
+  if (spec.output.fields.every.enabled() || spec.output.fields.at_end)
+    simulation.add("fields", spec.output.fields.every, write_fields, spec.output.fields.at_end);
+
+  simulation.run_actions_now();
+  const sim::StopReason why = simulation.run();
+  const sim::Clock& clk = simulation.clock();
+
+  RunResult r;
+  r.steps = clk.step;
+  r.time = clk.time;
+  r.stop_reason = sim::to_string(why);
+  r.out_dir = out.dir().string();
+  const double step_s = simulation.step_seconds();
+  r.mlups = step_s > 0 ? double(points) * double(clk.step) / step_s / 1e6 : 0.0;
+  r.ms_per_step = clk.step > 0 ? 1e3 * step_s / double(clk.step) : 0.0;
+  log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.ms_per_step,
+                " ms/step (", r.mlups, " million points/s) over the run"));
+  for (const sim::Timing& t : simulation.timings())
+    log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
+
+  solver->velocity(vel);
+  r.velocity = vel;
+  if (spec.validation.reference == "taylor_green" && s.dims == 2) {
+    cases::TaylorGreen tg;
+    tg.dims = 2;
+    tg.U = c.velocity;
+    tg.L = spec.domain.length[0];
+    tg.nu = s.nu;
+    const std::vector<double> all = parallel::gather_to_root(vel, c.slabs, 2, comm);
+    const double e = comm.root() ? taylor_green_error(all, s.cells[0], s.cells[1], c.dx[0], tg, clk.time) : -1.0;
+    r.taylor_green_error = comm.max(e);
+    log::info(cat("Taylor-Green vortex: relative L2 error of the velocity against the exact solution at t = ",
+                  clk.time, " s: ", r.taylor_green_error));
+  } else if (spec.validation.reference == "tgv_re1600") {
+    const std::string file = spec.validation.file.empty() ? cases::default_tgv_file() : spec.validation.file;
+    r.tgv = cases::compare_tgv(series_t, series_eps, series_e, s.nu, cases::TgvReference::read(file));
+    const cases::TgvComparison& v = *r.tgv;
+    log::info(cat("Taylor-Green Re 1600 against the 512^3 DNS (", v.points, " samples to t = ",
+                  v.points ? series_t[v.points - 1] : 0.0, " s): max |eps - eps_ref| = ", v.max_deviation, " at t = ",
+                  v.at_time, " s = ", 100 * v.relative(), "% of the reference peak ", v.reference_peak, " (t = ",
+                  v.reference_peak_time, " s); eddy's peak ", v.peak, " at t = ", v.peak_time,
+                  " s; max |E - E_ref| = ", v.max_energy_deviation, ", max |eps - 2 nu Z_ref| = ", v.max_enstrophy_deviation));
+  }
+  return r;
+}
+
+}  // namespace eddy::app

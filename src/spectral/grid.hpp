@@ -1,0 +1,102 @@
+#pragma once
+/// The periodic box of a spectral solver as kernels see it: this rank's part of physical space and of
+/// wave-number space, the wave vector of each local mode, the 2/3-rule mask and the Hermitian weights.
+///
+/// Layouts (x fastest everywhere; field/slab.hpp names the two slab layouts):
+///   physical, 3D [z_local][y][x], 2D [y_local][x]: a rank holds whole x(-y) planes ("a-slabs");
+///   spectral, 3D [kz][ky_local][kx], 2D [ky][kx_local], kx = 0 .. nx/2 (real-to-complex half):
+///   a rank holds every kz (2D: ky) and a block of ky (2D: kx) ("b-slabs").
+/// As one 3D array [a][b][c]: 3D a = z, b = y, c = x; 2D a = y, b = x, c = 1. On one rank both layouts
+/// are the natural output of a full multi-dimensional r2c transform.
+#include <cmath>
+
+#include "backend/macros.hpp"
+#include "core/types.hpp"
+#include "field/slab.hpp"
+
+namespace eddy::spectral {
+
+/// Integer wave number of Fourier index i of an n-point transform: 0, 1, .., n/2, -(n-1)/2, .., -1.
+EDDY_HD EDDY_INLINE index_t wave_number(index_t i, index_t n) { return 2 * i <= n ? i : i - n; }
+
+/// Trivially copyable: pass it into kernels by value.
+struct Grid {
+  int dims = 3;
+  index_t n[3] = {1, 1, 1};         ///< global points per direction (n[2] = 1 in 2D)
+  double kf[3] = {1.0, 1.0, 1.0};   ///< fundamental wave numbers 2 pi / L [1/m]
+  index_t kmax[3] = {0, 0, 0};      ///< 2/3 rule: modes with |k_i| <= kmax_i = (n_i - 1) / 3 are kept
+  index_t na = 1, nb = 1, nc = 1;   ///< the spectral array as [a][b][c], global extents
+  index_t a0 = 0, na_local = 1;     ///< this rank's physical a-planes
+  index_t b0 = 0, nb_local = 1;     ///< this rank's spectral b-rows
+  index_t plane = 1;                ///< physical points per a-plane (nx ny in 3D, nx in 2D)
+
+  /// The grid of `cells` points on a box of edge `length`, as rank `rank` of `ranks` sees it.
+  static Grid make(int dims, const Int3& cells, const Real3& length, int ranks, int rank) {
+    Grid g;
+    g.dims = dims;
+    for (int d = 0; d < 3; ++d) {
+      g.n[d] = d < dims ? cells[static_cast<std::size_t>(d)] : 1;
+      g.kf[d] = d < dims ? 2.0 * M_PI / length[static_cast<std::size_t>(d)] : 0.0;
+      g.kmax[d] = d < dims ? (g.n[d] - 1) / 3 : 0;
+    }
+    if (dims == 3) {
+      g.na = g.n[2], g.nb = g.n[1], g.nc = g.n[0] / 2 + 1, g.plane = g.n[0] * g.n[1];
+    } else {
+      g.na = g.n[1], g.nb = g.n[0] / 2 + 1, g.nc = 1, g.plane = g.n[0];
+    }
+    g.a0 = field::BlockSplit::start(g.na, ranks, rank);
+    g.na_local = field::BlockSplit::count(g.na, ranks, rank);
+    g.b0 = field::BlockSplit::start(g.nb, ranks, rank);
+    g.nb_local = field::BlockSplit::count(g.nb, ranks, rank);
+    return g;
+  }
+
+  /// Local spectral modes.
+  EDDY_HD EDDY_INLINE index_t modes() const { return na * nb_local * nc; }
+  /// Local physical points.
+  EDDY_HD EDDY_INLINE index_t points() const { return na_local * plane; }
+  /// Global physical points (the normalisation of the transforms).
+  EDDY_HD EDDY_INLINE index_t total_points() const { return n[0] * n[1] * n[2]; }
+
+  /// Integer wave numbers (ix >= 0) of local mode m.
+  EDDY_HD EDDY_INLINE void wave(index_t m, index_t& ix, index_t& iy, index_t& iz) const {
+    const index_t c = m % nc, rest = m / nc;
+    const index_t b = b0 + rest % nb_local, a = rest / nb_local;
+    if (dims == 3) {
+      ix = c, iy = wave_number(b, n[1]), iz = wave_number(a, n[2]);
+    } else {
+      ix = b, iy = wave_number(a, n[1]), iz = 0;
+    }
+  }
+  /// Whether the 2/3 rule keeps the mode (it also removes every Nyquist mode).
+  EDDY_HD EDDY_INLINE bool kept(index_t ix, index_t iy, index_t iz) const {
+    return ix <= kmax[0] && iy <= kmax[1] && -iy <= kmax[1] && iz <= kmax[2] && -iz <= kmax[2];
+  }
+  /// How many times the mode counts in a sum over the full spectrum: 2 for kx > 0 (its conjugate
+  /// partner at -k is not stored), 1 on the kx = 0 and kx = nx/2 planes.
+  EDDY_HD EDDY_INLINE int weight(index_t ix) const { return ix == 0 || 2 * ix == n[0] ? 1 : 2; }
+};
+
+/// The physical wave vector and mask of one local mode, in the arithmetic precision T.
+template <class T>
+struct Mode {
+  T k[3];      ///< wave vector [1/m]
+  T k2;        ///< |k|^2
+  bool kept;   ///< inside the 2/3-rule mask
+  int weight;  ///< Hermitian weight (Grid::weight)
+  index_t ix, iy, iz;
+
+  EDDY_HD EDDY_INLINE static Mode at(const Grid& g, index_t m) {
+    Mode s;
+    g.wave(m, s.ix, s.iy, s.iz);
+    s.k[0] = T(g.kf[0] * double(s.ix));
+    s.k[1] = T(g.kf[1] * double(s.iy));
+    s.k[2] = T(g.kf[2] * double(s.iz));
+    s.k2 = s.k[0] * s.k[0] + s.k[1] * s.k[1] + s.k[2] * s.k[2];
+    s.kept = g.kept(s.ix, s.iy, s.iz);
+    s.weight = g.weight(s.ix);
+    return s;
+  }
+};
+
+}  // namespace eddy::spectral

@@ -1,0 +1,190 @@
+#pragma once
+/// Pointwise pieces of the pseudo-spectral Navier-Stokes equations (no launches, no allocation).
+///
+/// Spectral fields hold normalised Fourier coefficients, f(x) = sum_k f_k exp(i k.x): the backward
+/// transform gives physical values directly and a forward transform is scaled by 1/N. Arrays of
+/// several fields are `cs` (spectral) or `rs` (physical) elements apart.
+///
+/// 2D, vorticity form:  d omega/dt = -u.grad omega - L omega,     lap psi = -omega, u = (psi_y, -psi_x)
+/// 3D, rotational form: d u/dt     = P(k) FFT(u x omega) - L u,  omega = curl u, P = I - k k / k^2
+/// with the linear operator L(k) = nu k^2 + nu_h k^(2p) + mu (viscosity, hyperviscosity, linear drag),
+/// which the time steppers integrate exactly (integrating factor, spectral/stepper_k.hpp).
+/// Products are formed in physical space and the 2/3 rule (Orszag 1971) removes their aliases.
+#include <cmath>
+
+#include "backend/fft.hpp"
+#include "spectral/grid.hpp"
+
+namespace eddy::spectral {
+
+using backend::Complex;
+using backend::times_i;
+
+/// L(k) = nu k^2 + nu_h (k^2)^p + mu.
+template <class T>
+struct Linear {
+  T nu = 0, nu_h = 0, mu = 0;
+  int p = 2;
+  EDDY_HD EDDY_INLINE T operator()(T k2) const {
+    T kp = T(1);
+    for (int i = 0; i < p; ++i) kp *= k2;
+    return nu * k2 + nu_h * kp + mu;
+  }
+};
+
+// ------------------------------------------------------------------------------------------- 2D
+
+/// The four spectral fields the 2D advection term needs, from omega: u = i ky psi, v = -i kx psi
+/// (psi = omega / k^2), d omega/dx = i kx omega, d omega/dy = i ky omega.
+template <class T>
+EDDY_HD EDDY_INLINE void advection_inputs_2d(const Mode<T>& md, Complex<T> w, Complex<T>* out, index_t m, index_t cs) {
+  const Complex<T> psi = (md.k2 > T(0) ? T(1) / md.k2 : T(0)) * w;
+  out[m] = times_i(md.k[1] * psi);
+  out[m + cs] = times_i(-md.k[0] * psi);
+  out[m + 2 * cs] = times_i(md.k[0] * w);
+  out[m + 3 * cs] = times_i(md.k[1] * w);
+}
+
+/// u.grad omega at physical point i, from (u, v, omega_x, omega_y); written over u.
+template <class T>
+EDDY_HD EDDY_INLINE void advection_2d(index_t i, T* p, index_t rs) {
+  p[i] = p[i] * p[i + 2 * rs] + p[i + rs] * p[i + 3 * rs];
+}
+
+/// The nonlinear term of the 2D vorticity equation from raw = FFT(u.grad omega) (unnormalised):
+/// -raw / N inside the 2/3 mask; the mean (k = 0) stays exactly zero.
+template <class T>
+struct Rhs2d {
+  static constexpr int comps = 1;
+  const Complex<T>* raw;
+  T scale;  ///< 1 / N
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, Complex<T>* n) const {
+    n[0] = md.kept && md.k2 > T(0) ? (-scale) * raw[m] : Complex<T>{T(0), T(0)};
+  }
+};
+
+/// Vorticity from a velocity given in spectral space: omega = i kx v - i ky u, 2/3-masked and scaled.
+template <class T>
+EDDY_HD EDDY_INLINE Complex<T> vorticity_2d(const Mode<T>& md, Complex<T> u, Complex<T> v, T scale) {
+  if (!md.kept) return {T(0), T(0)};
+  return scale * (times_i(md.k[0] * v) - times_i(md.k[1] * u));
+}
+
+// ------------------------------------------------------------------------------------------- 3D
+
+/// The six spectral fields the 3D nonlinear term needs: u and omega = i k x u.
+template <class T>
+EDDY_HD EDDY_INLINE void velocity_vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T>* out, index_t m,
+                                               index_t cs) {
+  const Complex<T> ux = u[m], uy = u[m + cs], uz = u[m + 2 * cs];
+  out[m] = ux;
+  out[m + cs] = uy;
+  out[m + 2 * cs] = uz;
+  out[m + 3 * cs] = times_i(md.k[1] * uz - md.k[2] * uy);
+  out[m + 4 * cs] = times_i(md.k[2] * ux - md.k[0] * uz);
+  out[m + 5 * cs] = times_i(md.k[0] * uy - md.k[1] * ux);
+}
+
+/// u x omega at physical point i, from (u, omega); written over u.
+template <class T>
+EDDY_HD EDDY_INLINE void cross_3d(index_t i, T* p, index_t rs) {
+  const T ux = p[i], uy = p[i + rs], uz = p[i + 2 * rs];
+  const T wx = p[i + 3 * rs], wy = p[i + 4 * rs], wz = p[i + 5 * rs];
+  p[i] = uy * wz - uz * wy;
+  p[i + rs] = uz * wx - ux * wz;
+  p[i + 2 * rs] = ux * wy - uy * wx;
+}
+
+/// Projection onto divergence-free fields, times s, inside the 2/3 mask: s (f - k (k.f) / k^2).
+/// The mean (k = 0) is left as it is when `keep_mean`, else zeroed.
+template <class T>
+EDDY_HD EDDY_INLINE void project_3d(const Mode<T>& md, const Complex<T>* f, T s, bool keep_mean, Complex<T>* out) {
+  if (!md.kept || (md.k2 == T(0) && !keep_mean)) {
+    for (int d = 0; d < 3; ++d) out[d] = {T(0), T(0)};
+    return;
+  }
+  Complex<T> kf = md.k[0] * f[0] + md.k[1] * f[1] + md.k[2] * f[2];
+  kf = (md.k2 > T(0) ? T(1) / md.k2 : T(0)) * kf;
+  for (int d = 0; d < 3; ++d) out[d] = s * (f[d] - md.k[d] * kf);
+}
+
+/// The nonlinear term of the 3D velocity equation from raw = FFT(u x omega) (unnormalised, 3 fields).
+/// Momentum is conserved exactly: the mean stays as it is.
+template <class T>
+struct Rhs3d {
+  static constexpr int comps = 3;
+  const Complex<T>* raw;
+  index_t cs;
+  T scale;  ///< 1 / N
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, Complex<T>* n) const {
+    const Complex<T> f[3] = {raw[m], raw[m + cs], raw[m + 2 * cs]};
+    project_3d(md, f, scale, false, n);
+  }
+};
+
+// ------------------------------------------------------------------------------------------- diagnostics
+
+/// Sums over the spectrum (volume averages, by Parseval): kinetic energy <|u|^2>/2, enstrophy
+/// <|omega|^2>/2, and the energy loss rate of the linear terms sum 2 L(k) E_k.
+struct SpectralSums {
+  double energy = 0, enstrophy = 0, loss = 0;
+};
+struct SpectralSumsOp {
+  EDDY_HD SpectralSums operator()(const SpectralSums& a, const SpectralSums& b) const {
+    return {a.energy + b.energy, a.enstrophy + b.enstrophy, a.loss + b.loss};
+  }
+};
+
+/// Contribution of local mode m of the state (2D: omega; 3D: u).
+template <class T>
+EDDY_HD EDDY_INLINE SpectralSums spectral_sums(const Mode<T>& md, int dims, const Complex<T>* s, index_t m,
+                                              index_t cs, const Linear<T>& lin) {
+  const double w = md.weight;
+  double e = 0, z = 0;
+  if (dims == 2) {
+    const double a2 = double(backend::norm2(s[m]));
+    z = 0.5 * w * a2;
+    e = md.k2 > T(0) ? 0.5 * w * a2 / double(md.k2) : 0.0;
+  } else {
+    const Complex<T> ux = s[m], uy = s[m + cs], uz = s[m + 2 * cs];
+    e = 0.5 * w * (double(backend::norm2(ux)) + double(backend::norm2(uy)) + double(backend::norm2(uz)));
+    const Complex<T> wx = md.k[1] * uz - md.k[2] * uy, wy = md.k[2] * ux - md.k[0] * uz,
+                     wz = md.k[0] * uy - md.k[1] * ux;  // omega / i
+    z = 0.5 * w * (double(backend::norm2(wx)) + double(backend::norm2(wy)) + double(backend::norm2(wz)));
+  }
+  return {e, z, 2.0 * double(lin(md.k2)) * e};
+}
+
+/// Maxima over physical points: |u|, |u_x|, |u_y|, |u_z|, and the count of non-finite values.
+struct PointMax {
+  double speed = 0, comp[3] = {0, 0, 0}, nonfinite = 0;
+};
+struct PointMaxOp {
+  EDDY_HD PointMax operator()(const PointMax& a, const PointMax& b) const {
+    PointMax r;
+    r.speed = a.speed > b.speed ? a.speed : b.speed;
+    for (int d = 0; d < 3; ++d) r.comp[d] = a.comp[d] > b.comp[d] ? a.comp[d] : b.comp[d];
+    r.nonfinite = a.nonfinite + b.nonfinite;
+    return r;
+  }
+};
+
+template <class T>
+EDDY_HD EDDY_INLINE PointMax point_max(index_t i, int dims, const T* u, index_t rs) {
+  PointMax r;
+  double s2 = 0;
+  for (int d = 0; d < dims; ++d) {
+    const double v = double(u[i + d * rs]);
+    s2 += v * v;
+    r.comp[d] = v < 0 ? -v : v;
+  }
+  if (!(s2 < 1e300)) {  // NaN or Inf
+    r.nonfinite = 1;
+    s2 = 0;
+    for (int d = 0; d < 3; ++d) r.comp[d] = 0;
+  }
+  r.speed = std::sqrt(s2);
+  return r;
+}
+
+}  // namespace eddy::spectral

@@ -1,0 +1,293 @@
+// The spectral solver for each precision, and its launches.
+#include "spectral/spectral_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "backend/parallel.hpp"
+#include "core/error.hpp"
+#include "spectral/initial_k.hpp"
+#include "spectral/slab_fft.hpp"
+#include "spectral/stepper_k.hpp"
+
+namespace eddy::spectral {
+namespace {
+
+using backend::DeviceArray;
+
+// Launches are free functions: CUDA's extended lambdas may not live in private member functions.
+
+template <class T>
+void launch_advection_inputs_2d(const Grid& g, const Complex<T>* w, Complex<T>* out, index_t cs) {
+  backend::parallel_for("spectral::advection_inputs_2d", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    advection_inputs_2d(Mode<T>::at(g, m), w[m], out, m, cs);
+  });
+}
+
+template <class T>
+void launch_advection_2d(const Grid& g, T* p, index_t rs) {
+  backend::parallel_for("spectral::advection_2d", g.points(), [=] EDDY_DEVICE(index_t i) { advection_2d(i, p, rs); });
+}
+
+template <class T>
+void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, Complex<T>* out, index_t cs) {
+  backend::parallel_for("spectral::velocity_vorticity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    velocity_vorticity_3d(Mode<T>::at(g, m), u, out, m, cs);
+  });
+}
+
+template <class T>
+void launch_cross_3d(const Grid& g, T* p, index_t rs) {
+  backend::parallel_for("spectral::cross_3d", g.points(), [=] EDDY_DEVICE(index_t i) { cross_3d(i, p, rs); });
+}
+
+template <class T, class R>
+void launch_rk4_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a) {
+  backend::parallel_for("spectral::rk4_stage", g.modes(),
+                        [=] EDDY_DEVICE(index_t m) { rk4_stage<T, R>(s, m, g, rhs, a); });
+}
+
+template <class T, class R>
+void launch_rk3_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a) {
+  backend::parallel_for("spectral::rk3_stage", g.modes(),
+                        [=] EDDY_DEVICE(index_t m) { rk3_stage<T, R>(s, m, g, rhs, a); });
+}
+
+/// Physical fields (double, components adjacent) -> solver fields (T, component arrays rs apart).
+template <class T>
+void launch_split_components(const Grid& g, const double* in, int comps, T* out, index_t rs) {
+  backend::parallel_for("spectral::split_components", g.points(), [=] EDDY_DEVICE(index_t i) {
+    for (int d = 0; d < comps; ++d) out[i + d * rs] = T(in[i * comps + d]);
+  });
+}
+
+/// Solver fields -> physical fields (double, components adjacent).
+template <class T>
+void launch_join_components(const Grid& g, const T* in, index_t rs, int comps, double* out) {
+  backend::parallel_for("spectral::join_components", g.points(), [=] EDDY_DEVICE(index_t i) {
+    for (int d = 0; d < comps; ++d) out[i * comps + d] = double(in[i + d * rs]);
+  });
+}
+
+/// The state from the forward transform of a velocity (f, unnormalised): 2D vorticity, 3D projection.
+template <class T>
+void launch_state_from_velocity(const Grid& g, const Complex<T>* f, index_t cs, T scale, Complex<T>* state) {
+  backend::parallel_for("spectral::state_from_velocity", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    const Mode<T> md = Mode<T>::at(g, m);
+    if (g.dims == 2) {
+      state[m] = vorticity_2d(md, f[m], f[m + cs], scale);
+    } else {
+      const Complex<T> v[3] = {f[m], f[m + cs], f[m + 2 * cs]};
+      Complex<T> p[3];
+      project_3d(md, v, scale, true, p);
+      for (int d = 0; d < 3; ++d) state[m + d * cs] = p[d];
+    }
+  });
+}
+
+template <class T>
+void launch_random_spectrum(const Grid& g, const RandomSpectrum& r, Complex<T>* state, index_t cs) {
+  backend::parallel_for("spectral::random_spectrum", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    Complex<T> v[3];
+    random_mode(g, m, r, v);
+    for (int d = 0; d < (g.dims == 2 ? 1 : 3); ++d) state[m + d * cs] = v[d];
+  });
+}
+
+template <class T>
+SpectralSums reduce_spectral_sums(const Grid& g, const Complex<T>* s, index_t cs, const Linear<T>& lin) {
+  return backend::parallel_reduce(
+      "spectral::spectral_sums", g.modes(), SpectralSums{},
+      [=] EDDY_DEVICE(index_t m) { return spectral_sums(Mode<T>::at(g, m), g.dims, s, m, cs, lin); },
+      SpectralSumsOp{});
+}
+
+template <class T>
+PointMax reduce_point_max(const Grid& g, const T* u, index_t rs) {
+  return backend::parallel_reduce(
+      "spectral::point_max", g.points(), PointMax{},
+      [=] EDDY_DEVICE(index_t i) { return point_max(i, g.dims, u, rs); }, PointMaxOp{});
+}
+
+template <class T>
+class SolverImpl final : public Solver {
+  using C = Complex<T>;
+
+ public:
+  SolverImpl(const Setup& s, field::SlabExchange& ex)
+      : setup_(s),
+        ex_(ex),
+        grid_(Grid::make(s.dims, s.cells, s.length, ex.ranks(), ex.rank())),
+        fft_(grid_, ex),
+        comps_(s.dims == 2 ? 1 : 3),
+        work_fields_(s.dims == 2 ? 4 : 6) {
+    lin_.nu = T(s.nu);
+    lin_.nu_h = T(s.hyperviscosity);
+    lin_.p = s.hyperviscosity_order;
+    lin_.mu = T(s.drag);
+    cs_ = fft_.complex_stride();
+    rs_ = fft_.real_stride();
+    const auto spec = [&](int fields) { return static_cast<std::size_t>(cs_ * fields); };
+    u_.resize(spec(comps_));
+    acc_.resize(spec(comps_));
+    x_.resize(spec(comps_));
+    w_.resize(spec(work_fields_));
+    p_.resize(static_cast<std::size_t>(rs_ * work_fields_));
+  }
+
+  void set_velocity(const std::vector<double>& u) override {
+    const index_t n = grid_.points();
+    if (static_cast<index_t>(u.size()) != n * setup_.dims)
+      throw Error("spectral::Solver::set_velocity: expected " + std::to_string(n * setup_.dims) + " values, got " +
+                  std::to_string(u.size()));
+    DeviceArray<double> d;
+    d.from_host(u);
+    launch_split_components(grid_, d.data(), setup_.dims, p_.data(), rs_);
+    fft_.forward(p_.data(), w_.data(), setup_.dims);
+    launch_state_from_velocity(grid_, w_.data(), cs_, T(1.0 / double(grid_.total_points())), u_.data());
+    steps_ = 0;
+  }
+
+  void set_random_spectrum(const RandomSpectrum& r) override {
+    launch_random_spectrum(grid_, r, u_.data(), cs_);
+    steps_ = 0;
+  }
+
+  void step(double dt) override {
+    StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
+    if (setup_.stepper == "rk3") {
+      for (int s = 1; s <= 3; ++s) {
+        nonlinear(s == 1 ? u_.data() : x_.data());
+        grid_.dims == 2 ? launch_rk3_stage(s, grid_, rhs2d(), a) : launch_rk3_stage(s, grid_, rhs3d(), a);
+      }
+    } else {
+      for (int s = 1; s <= 4; ++s) {
+        nonlinear(s == 1 ? u_.data() : x_.data());
+        grid_.dims == 2 ? launch_rk4_stage(s, grid_, rhs2d(), a) : launch_rk4_stage(s, grid_, rhs3d(), a);
+      }
+    }
+    ++steps_;
+  }
+
+  long steps() const override { return steps_; }
+
+  void velocity(std::vector<double>& u) override {
+    physical_velocity();
+    join(setup_.dims, p_.data(), u);
+  }
+
+  void vorticity(std::vector<double>& w) override {
+    if (grid_.dims == 2) {
+      backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(cs_) * sizeof(C));
+      fft_.backward(w_.data(), p_.data(), 1);
+      join(1, p_.data(), w);
+    } else {
+      launch_velocity_vorticity_3d(grid_, u_.data(), w_.data(), cs_);
+      fft_.backward(w_.data() + 3 * cs_, p_.data(), 3);
+      join(3, p_.data(), w);
+    }
+  }
+
+  Stats stats() override {
+    const SpectralSums s = reduce_spectral_sums(grid_, u_.data(), cs_, lin_);
+    physical_velocity();
+    const PointMax pm = reduce_point_max(grid_, p_.data(), rs_);
+    double sums[4] = {s.energy, s.enstrophy, s.loss, pm.nonfinite};
+    ex_.sum(sums, 4);
+    Stats st;
+    st.kinetic_energy = sums[0];
+    st.enstrophy = sums[1];
+    st.dissipation = 2.0 * setup_.nu * sums[1];
+    st.energy_loss = sums[2];
+    st.nonfinite = sums[3];
+    st.max_velocity = ex_.max(pm.speed);
+    for (int d = 0; d < 3; ++d) st.max_component[d] = ex_.max(pm.comp[d]);
+    if (!std::isfinite(st.kinetic_energy)) st.nonfinite = std::max(st.nonfinite, 1.0);
+    return st;
+  }
+
+  const Grid& grid() const override { return grid_; }
+  const Setup& setup() const override { return setup_; }
+  std::size_t bytes_allocated() const override {
+    return u_.bytes() + acc_.bytes() + x_.bytes() + w_.bytes() + p_.bytes() + fft_.bytes();
+  }
+
+ private:
+  Rhs2d<T> rhs2d() const { return {w_.data(), scale()}; }
+  Rhs3d<T> rhs3d() const { return {w_.data(), cs_, scale()}; }
+  T scale() const { return T(1.0 / double(grid_.total_points())); }
+
+  /// Transform of the nonlinear products of state `s` into w_ (unnormalised; the Rhs functors finish it).
+  void nonlinear(const C* s) {
+    if (grid_.dims == 2) {
+      launch_advection_inputs_2d(grid_, s, w_.data(), cs_);
+      fft_.backward(w_.data(), p_.data(), 4);
+      launch_advection_2d(grid_, p_.data(), rs_);
+      fft_.forward(p_.data(), w_.data(), 1);
+    } else {
+      launch_velocity_vorticity_3d(grid_, s, w_.data(), cs_);
+      fft_.backward(w_.data(), p_.data(), 6);
+      launch_cross_3d(grid_, p_.data(), rs_);
+      fft_.forward(p_.data(), w_.data(), 3);
+    }
+  }
+
+  /// The physical velocity of the state into p_ (dims fields).
+  void physical_velocity() {
+    if (grid_.dims == 2) {
+      launch_advection_inputs_2d(grid_, u_.data(), w_.data(), cs_);
+      fft_.backward(w_.data(), p_.data(), 2);
+    } else {
+      backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(3 * cs_) * sizeof(C));
+      fft_.backward(w_.data(), p_.data(), 3);
+    }
+  }
+
+  void join(int comps, const T* p, std::vector<double>& out) const {
+    DeviceArray<double> d(static_cast<std::size_t>(grid_.points() * comps));
+    launch_join_components(grid_, p, rs_, comps, d.data());
+    out = d.to_host();
+  }
+
+  Setup setup_;
+  field::SlabExchange& ex_;
+  Grid grid_;
+  SlabFft<T> fft_;
+  int comps_, work_fields_;
+  index_t cs_ = 0, rs_ = 0;
+  Linear<T> lin_;
+  DeviceArray<C> u_, acc_, x_, w_;  // state, accumulator, stage value, transform work (spectral)
+  DeviceArray<T> p_;                // transform work (physical)
+  long steps_ = 0;
+};
+
+}  // namespace
+
+double Stats::cfl(double dt, const Real3& dx) const {
+  double c = 0;
+  for (int d = 0; d < 3; ++d)
+    if (dx[static_cast<std::size_t>(d)] > 0) c += max_component[d] / dx[static_cast<std::size_t>(d)];
+  return c * dt;
+}
+
+double cfl_limit(const std::string& stepper) {
+  const double radius = stepper == "rk3" ? std::sqrt(3.0) : 2.0 * std::sqrt(2.0);
+  return radius * 3.0 / (2.0 * M_PI);
+}
+
+std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchange) {
+  if (s.dims != 2 && s.dims != 3) throw InputError("domain.cells: the spectral solver needs 2 or 3 dimensions");
+  if (s.stepper != "rk3" && s.stepper != "rk4")
+    throw InputError("numerics.time_stepper: '" + s.stepper + "' is not one of rk3, rk4");
+  switch (s.precision) {
+    case Precision::fp64:
+      return std::make_unique<SolverImpl<double>>(s, exchange);
+    case Precision::fp32:
+      return std::make_unique<SolverImpl<float>>(s, exchange);
+    default:
+      throw InputError("numerics.precision: the spectral solver runs in fp64 or fp32");
+  }
+}
+
+}  // namespace eddy::spectral

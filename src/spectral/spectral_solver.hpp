@@ -1,0 +1,79 @@
+#pragma once
+/// The pseudo-spectral Navier-Stokes solver on a periodic box: 2D vorticity-streamfunction and 3D
+/// velocity (rotational form + projection), 2/3-rule dealiasing, integrating-factor RK3 (SSP) or RK4,
+/// optional hyperviscosity and linear drag, FP64 or FP32 (spectral/navier_stokes_k.hpp has the equations).
+///
+/// The solver knows nothing of files, MPI or configs: the app gives it a Setup in physical units and a
+/// field::SlabExchange (the transposes and reductions of its slab decomposition) and reads fields and
+/// diagnostics back through the accessors. Fields it hands out are this rank's slab of physical space
+/// (spectral/grid.hpp: whole x-y planes in 3D, whole x rows in 2D), x fastest, components adjacent.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "field/slab.hpp"
+#include "spectral/grid.hpp"
+#include "spectral/initial_k.hpp"
+
+namespace eddy::spectral {
+
+struct Setup {
+  int dims = 2;                           ///< 2 or 3
+  Int3 cells{64, 64, 1};                  ///< global grid points per direction
+  Real3 length{1.0, 1.0, 1.0};            ///< box edges [m]
+  Precision precision = Precision::fp64;  ///< storage and arithmetic (fp64 or fp32)
+  std::string stepper = "rk4";            ///< rk3 | rk4
+  double nu = 0.0;                        ///< kinematic viscosity [m^2/s]
+  double hyperviscosity = 0.0;            ///< nu_h [m^(2p)/s] of -nu_h (-lap)^p u
+  int hyperviscosity_order = 2;           ///< p
+  double drag = 0.0;                      ///< mu [1/s] of -mu u
+};
+
+/// Volume averages and maxima over the whole box (every rank gets the same values).
+struct Stats {
+  double kinetic_energy = 0.0;  ///< <|u|^2> / 2 [m^2/s^2]
+  double enstrophy = 0.0;       ///< <|omega|^2> / 2 [1/s^2]
+  double dissipation = 0.0;     ///< 2 nu enstrophy [m^2/s^3]
+  double energy_loss = 0.0;     ///< -dE/dt of the linear terms (viscosity, hyperviscosity, drag) [m^2/s^3]
+  double max_velocity = 0.0;    ///< max |u| [m/s]
+  double max_component[3] = {0.0, 0.0, 0.0};  ///< max |u_i| [m/s]
+  double nonfinite = 0.0;       ///< grid points with NaN/Inf velocity
+  /// CFL number dt sum_i max|u_i| / dx_i for time step dt.
+  double cfl(double dt, const Real3& dx) const;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  /// Set the state from a physical velocity on this rank's slab (dims components per point, m/s); it
+  /// is projected onto divergence-free fields and 2/3-truncated. Resets the step count.
+  virtual void set_velocity(const std::vector<double>& u) = 0;
+  /// Set the state to a random field with the spectrum `r` (same on every decomposition).
+  virtual void set_random_spectrum(const RandomSpectrum& r) = 0;
+  /// Advance one time step of dt seconds.
+  virtual void step(double dt) = 0;
+  virtual long steps() const = 0;
+  /// Physical velocity on this rank's slab: dims components per point [m/s].
+  virtual void velocity(std::vector<double>& u) = 0;
+  /// Physical vorticity on this rank's slab: one component per point in 2D, three in 3D [1/s].
+  virtual void vorticity(std::vector<double>& w) = 0;
+  /// Diagnostics, computed on the device: energies by Parseval, maxima from the physical velocity.
+  /// Collective over the ranks of the exchange.
+  virtual Stats stats() = 0;
+  virtual const Grid& grid() const = 0;
+  virtual const Setup& setup() const = 0;
+  /// Device memory held, bytes.
+  virtual std::size_t bytes_allocated() const = 0;
+};
+
+/// Build the solver for the setup's precision. The exchange must outlive the solver.
+std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchange);
+
+/// Stability limit of the stepper on the imaginary axis, as a CFL number dt sum_i max|u_i| / dx_i with
+/// 2/3 dealiasing (largest kept wave number (2 pi / 3) / dx): rk3 sqrt(3) * 3 / (2 pi) = 0.83,
+/// rk4 2 sqrt(2) * 3 / (2 pi) = 1.35.
+double cfl_limit(const std::string& stepper);
+
+}  // namespace eddy::spectral

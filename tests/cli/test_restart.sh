@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Checkpoint/restart and failure behaviour (issue: checkpoint/restart), every check against an
+# uninterrupted run with h5diff and no tolerance:
+#   1. N steps straight == N/2 steps + --restart auto (1 rank), and == N/2 on 2 ranks + restart on 4;
+#   2. ten kill -9 at random moments, each followed by --restart auto, then the run to its end;
+#   3. SIGTERM to mpirun -n 2: exit 75 within seconds, a checkpoint, and a restart that finishes;
+#   4. a checkpoint with one flipped byte: skipped by --restart auto, refused by --restart PATH;
+#   5. an induced instability exits 3 naming the step and the cell.
+set -u
+eddy=$1 src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+cfg=$src/configs/cavity2d.yaml
+base=(--set "domain.cells=[48,40]" --set "domain.length=[1.2,1.0]" --set physics.reynolds=100 --set run.end_time=0
+      --set run.steady.tolerance=0 --set output.fields.every=0 --set output.diagnostics.every=100
+      --set validation.reference=none --quiet)
+N=1200
+same() {  # same DIR_A DIR_B STEP
+  local a b s
+  s=$(printf %08d "$3")
+  a="$1/fields/cavity2d_$s.h5" b="$2/fields/cavity2d_$s.h5"
+  if [ -f "$a" ] && [ -f "$b" ] && h5diff "$a" "$b" velocity >/dev/null && h5diff "$a" "$b" density >/dev/null; then ok
+  else bad "$4: $a and $b differ or are missing"; fi
+}
+
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=$N --out straight || bad "straight run failed"
+
+# 1. split runs (an odd split step exercises the AA pattern's swapped layout)
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=601 --set output.checkpoint.every=601 --out split1
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=$N --out split1 --restart auto
+same straight split1 $N "N/2 + restart (1 rank)"
+mpirun -n 2 "$eddy" run "$cfg" "${base[@]}" --set run.steps=601 --set output.checkpoint.every=601 --out split24
+mpirun -n 4 "$eddy" run "$cfg" "${base[@]}" --set run.steps=$N --out split24 --restart auto
+same straight split24 $N "N/2 on 2 ranks + restart on 4 ranks"
+rows=$(grep -c '^601,' split1/diagnostics.csv)
+[ "$rows" = 1 ] && ok || bad "diagnostics.csv has $rows rows for step 601 after the restart"
+
+# 2. kill -9 at random moments
+k=(--set run.steps=$N --set output.checkpoint.every=37 --set output.checkpoint.keep=2 --out killed)
+RANDOM=4242
+for i in $(seq 10); do
+  if ls killed/checkpoints/ckpt_*.h5 >/dev/null 2>&1; then
+    "$eddy" run "$cfg" "${base[@]}" "${k[@]}" --restart auto &
+  else
+    "$eddy" run "$cfg" "${base[@]}" "${k[@]}" &
+  fi
+  pid=$!
+  sleep "0.$((RANDOM % 9 + 1))"
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+done
+if ls killed/checkpoints/ckpt_*.h5 >/dev/null 2>&1; then
+  "$eddy" run "$cfg" "${base[@]}" "${k[@]}" --restart auto || bad "final restart after the kills failed ($?)"
+else
+  "$eddy" run "$cfg" "${base[@]}" "${k[@]}" || bad "final run after the kills failed"
+fi
+same straight killed $N "ten kill -9 + restarts"
+[ "$(ls killed/checkpoints/ckpt_*.h5 | wc -l)" -le 2 ] && ok || bad "output.checkpoint.keep=2 not honoured"
+
+# 3. stop signals on an `mpirun -n 2` job. Every rank checkpoints and exits 75 within seconds. Where
+#    the signal goes decides what mpirun itself reports: SIGTERM to the ranks (what Slurm's time limit
+#    and scancel do) and SIGUSR1 to mpirun (forwarded to the ranks) give 75; SIGTERM to mpirun alone
+#    makes OpenMPI end with its own status 1 after the ranks have checkpointed and exited.
+signal_job() {  # signal_job NAME HOW WANT
+  local name=$1 how=$2 want=$3 pid code t0 dt step
+  mpirun -n 2 "$eddy" run "$cfg" "${base[@]}" --set run.steps=100000000 --out "$name" >"$name.log" 2>&1 &
+  pid=$!
+  sleep 3
+  case $how in
+    ranks) pkill -TERM -P $pid ;;
+    usr1) kill -USR1 $pid ;;
+    mpirun) kill -TERM $pid ;;
+  esac
+  t0=$(date +%s)
+  wait $pid
+  code=$?
+  dt=$(($(date +%s) - t0))
+  if [ $code = "$want" ] && [ $dt -le 10 ] && ls "$name"/checkpoints/ckpt_*.h5 >/dev/null 2>&1; then ok
+  else bad "signal ($how): exit $code (want $want) after ${dt}s, checkpoints: $(ls "$name"/checkpoints 2>&1)"; cat "$name.log"; fi
+  pgrep -f "out $name" >/dev/null && bad "signal ($how): a rank is still running"
+  step=$(sed 's/ckpt_0*\([0-9]*\)\.h5/\1/' "$name"/checkpoints/latest 2>/dev/null)
+  if [ -n "$step" ]; then
+    mpirun -n 2 "$eddy" run "$cfg" "${base[@]}" --set run.steps=$((step + 50)) --out "$name" --restart auto
+    [ $? = 0 ] && [ -f "$name/fields/cavity2d_$(printf %08d $((step + 50))).h5" ] && ok || bad "restart after $how"
+  fi
+}
+signal_job term_ranks ranks 75
+signal_job usr1 usr1 75
+signal_job term_mpirun mpirun 1
+
+# 4. a flipped byte
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=400 --set output.checkpoint.every=200 --out flip
+victim=flip/checkpoints/ckpt_00000400.h5
+/usr/bin/python3 - "$victim" <<'PY'
+import sys, h5py
+path = sys.argv[1]
+with h5py.File(path, "r") as f:
+    offset = f["state"].id.get_offset()
+with open(path, "r+b") as f:
+    f.seek(offset + 1000)
+    b = f.read(1)
+    f.seek(offset + 1000)
+    f.write(bytes([b[0] ^ 0x10]))
+PY
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=400 --out flip --restart auto >flip.log 2>&1
+if [ $? = 0 ] && grep -q "ckpt_00000400.h5: skipped" flip.log && grep -q "checksum" flip.log; then ok
+else bad "flipped byte not skipped by --restart auto"; cat flip.log; fi
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=800 --out flip2 --restart "$victim" >flip2.log 2>&1
+code=$?
+if [ $code = 2 ] && grep -q "refused" flip2.log; then ok; else bad "flipped byte: --restart PATH gave $code"; cat flip2.log; fi
+
+# 5. an induced instability
+"$eddy" run "$cfg" --set "domain.cells=[64,64]" --set physics.reynolds=100000 --set numerics.lattice_velocity=0.17 \
+  --set numerics.collision=bgk --set run.check_every=20 --out unstable --quiet >unstable.log 2>&1
+code=$?
+if [ $code = 3 ] && grep -qE "step [0-9]+" unstable.log && grep -q "at cell (" unstable.log &&
+   ls unstable/fields/FAILED_* >/dev/null 2>&1; then ok
+else bad "instability: exit $code"; cat unstable.log; fi
+
+# Mismatched config is refused.
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=800 --set numerics.precision=fp32 --out split1 --restart auto >mm.log 2>&1
+code=$?
+[ $code = 2 ] && grep -q "precision" mm.log && ok || { bad "precision mismatch gave $code"; cat mm.log; }
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=10 --out nothing --restart auto >none.log 2>&1
+[ $? = 2 ] && grep -q "no valid checkpoint" none.log && [ ! -e nothing ] && ok || { bad "restart without checkpoints"; cat none.log; }
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
