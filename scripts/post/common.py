@@ -122,9 +122,10 @@ _STEP_RE = re.compile(r"_(\d{8})\.h5$")
 
 
 def field_files(run_dir):
-    """The complete field files of a run directory, ordered by step (temporaries are skipped)."""
+    """The complete field files of a run directory, ordered by step (temporaries and the FAILED_* file
+    written at a numerical failure are skipped)."""
     fields = Path(run_dir) / "fields"
-    files = [p for p in fields.glob("*.h5") if _STEP_RE.search(p.name)]
+    files = [p for p in fields.glob("*.h5") if _STEP_RE.search(p.name) and not p.name.startswith("FAILED_")]
     if not files:
         raise PostError(f"{run_dir}: no field files (fields/<name>_<step>.h5); is this an eddy output directory?")
     return sorted(files, key=lambda p: int(_STEP_RE.search(p.name).group(1)))
