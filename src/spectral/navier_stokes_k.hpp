@@ -126,8 +126,9 @@ struct Rhs3d {
 
 /// Sums over the spectrum (volume averages, by Parseval): kinetic energy <|u|^2>/2, enstrophy
 /// <|omega|^2>/2, and the energy loss rate of the linear terms sum 2 L(k) E_k.
+/// (Aggregates without member initialisers: GPU reductions keep them in shared memory.)
 struct SpectralSums {
-  double energy = 0, enstrophy = 0, loss = 0;
+  double energy, enstrophy, loss;
 };
 struct SpectralSumsOp {
   EDDY_HD SpectralSums operator()(const SpectralSums& a, const SpectralSums& b) const {
@@ -157,11 +158,11 @@ EDDY_HD EDDY_INLINE SpectralSums spectral_sums(const Mode<T>& md, int dims, cons
 
 /// Maxima over physical points: |u|, |u_x|, |u_y|, |u_z|, and the count of non-finite values.
 struct PointMax {
-  double speed = 0, comp[3] = {0, 0, 0}, nonfinite = 0;
+  double speed, comp[3], nonfinite;
 };
 struct PointMaxOp {
   EDDY_HD PointMax operator()(const PointMax& a, const PointMax& b) const {
-    PointMax r;
+    PointMax r{0, {0, 0, 0}, 0};
     r.speed = a.speed > b.speed ? a.speed : b.speed;
     for (int d = 0; d < 3; ++d) r.comp[d] = a.comp[d] > b.comp[d] ? a.comp[d] : b.comp[d];
     r.nonfinite = a.nonfinite + b.nonfinite;
@@ -171,7 +172,7 @@ struct PointMaxOp {
 
 template <class T>
 EDDY_HD EDDY_INLINE PointMax point_max(index_t i, int dims, const T* u, index_t rs) {
-  PointMax r;
+  PointMax r{0, {0, 0, 0}, 0};
   double s2 = 0;
   for (int d = 0; d < dims; ++d) {
     const double v = double(u[i + d * rs]);

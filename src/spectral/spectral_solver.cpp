@@ -98,7 +98,7 @@ void launch_random_spectrum(const Grid& g, const RandomSpectrum& r, Complex<T>* 
 template <class T>
 SpectralSums reduce_spectral_sums(const Grid& g, const Complex<T>* s, index_t cs, const Linear<T>& lin) {
   return backend::parallel_reduce(
-      "spectral::spectral_sums", g.modes(), SpectralSums{},
+      "spectral::spectral_sums", g.modes(), SpectralSums{0, 0, 0},
       [=] EDDY_DEVICE(index_t m) { return spectral_sums(Mode<T>::at(g, m), g.dims, s, m, cs, lin); },
       SpectralSumsOp{});
 }
@@ -106,7 +106,7 @@ SpectralSums reduce_spectral_sums(const Grid& g, const Complex<T>* s, index_t cs
 template <class T>
 PointMax reduce_point_max(const Grid& g, const T* u, index_t rs) {
   return backend::parallel_reduce(
-      "spectral::point_max", g.points(), PointMax{},
+      "spectral::point_max", g.points(), PointMax{0, {0, 0, 0}, 0},
       [=] EDDY_DEVICE(index_t i) { return point_max(i, g.dims, u, rs); }, PointMaxOp{});
 }
 

@@ -1,0 +1,259 @@
+// The spectral solver on several ranks (ctest spectral_np1, spectral_np2, spectral_np4):
+//  - slab transposes move every element to where the layouts say (values encode their global index),
+//    for even and uneven splits, several fields at once, 8- and 16-byte elements, and back;
+//  - the distributed FFT equals the one-rank FFT of the whole field;
+//  - whole runs (2D and 3D, RK3 and RK4, FP64) agree with a one-rank run of the same case to 1e-12
+//    relative, on grids whose planes do not divide evenly over the ranks;
+//  - bad decompositions are InputErrors naming the key.
+// Each rank also runs the one-rank reference itself (LocalSlabExchange), so no gathering is needed.
+// Run: mpirun -n N ./eddy_mpi_spectral_tests
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/run.hpp"
+#include "backend/backend.hpp"
+#include "backend/fft.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "io/config/config.hpp"
+#include "parallel/comm.hpp"
+#include "parallel/transpose.hpp"
+#include "spectral/slab_fft.hpp"
+#include "spectral/spectral_solver.hpp"
+
+namespace eddy {
+namespace {
+
+using backend::Complex;
+using backend::DeviceArray;
+using field::BlockSplit;
+
+parallel::Comm world() { return parallel::Comm(MPI_COMM_WORLD); }
+
+/// Exact equality of elements (doubles, or complex numbers holding codes).
+bool same(double a, double b) { return a == b; }
+bool same(const Complex<double>& a, const Complex<double>& b) { return a.re == b.re && a.im == b.im; }
+template <class E>
+E element(double v);
+template <>
+double element<double>(double v) { return v; }
+template <>
+Complex<double> element<Complex<double>>(double v) { return {v, -v}; }
+
+/// Global index of element (a, b, c) of field f, as a double (exact below 2^53).
+double code(int f, index_t a, index_t b, index_t c, index_t nb, index_t nc) {
+  return 1e6 * f + double((a * nb + b) * nc + c);
+}
+
+template <class E>
+void check_transpose(index_t na, index_t nb, index_t nc, int fields) {
+  const parallel::Comm comm = world();
+  parallel::MpiSlabExchange ex(comm);
+  const int P = comm.size(), r = comm.rank();
+  const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
+  const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
+  const index_t in_stride = nal * nb * nc + 3, out_stride = na * nbl * nc + 5;  // padded strides
+  std::vector<E> h(static_cast<std::size_t>(in_stride * fields));
+  for (int f = 0; f < fields; ++f)
+    for (index_t a = 0; a < nal; ++a)
+      for (index_t b = 0; b < nb; ++b)
+        for (index_t c = 0; c < nc; ++c)
+          h[static_cast<std::size_t>(f * in_stride + (a * nb + b) * nc + c)] = element<E>(code(f, a0 + a, b, c, nb, nc));
+  DeviceArray<E> in, out(static_cast<std::size_t>(out_stride * fields)), back(h.size());
+  in.from_host(h);
+  const field::SlabShape s{na, nb, nc, sizeof(E)};
+  ex.a_to_b(s, in.data(), in_stride, out.data(), out_stride, fields);
+  const std::vector<E> o = out.to_host();
+  long wrong = 0;
+  for (int f = 0; f < fields; ++f)
+    for (index_t a = 0; a < na; ++a)
+      for (index_t b = 0; b < nbl; ++b)
+        for (index_t c = 0; c < nc; ++c)
+          wrong += !same(o[static_cast<std::size_t>(f * out_stride + (a * nbl + b) * nc + c)],
+                         element<E>(code(f, a, b0 + b, c, nb, nc)));
+  ex.b_to_a(s, out.data(), out_stride, back.data(), in_stride, fields);
+  const std::vector<E> k = back.to_host();
+  for (int f = 0; f < fields; ++f)
+    for (index_t i = 0; i < nal * nb * nc; ++i)
+      wrong += !same(k[static_cast<std::size_t>(f * in_stride + i)], h[static_cast<std::size_t>(f * in_stride + i)]);
+  EXPECT_EQ(comm.sum(wrong), 0) << na << "x" << nb << "x" << nc << " fields " << fields;
+}
+
+TEST(SpectralMpi, TransposesPutEveryElementInPlace) {
+  check_transpose<double>(8, 8, 5, 1);
+  check_transpose<double>(7, 9, 3, 3);  // uneven on 2 and 4 ranks
+  check_transpose<Complex<double>>(4, 6, 1, 2);
+  check_transpose<Complex<double>>(11, 5, 4, 1);
+}
+
+/// Largest |distributed - serial| over this rank's values, relative to the largest |serial| (all ranks).
+double relative_difference(const std::vector<double>& dist, const std::vector<double>& serial_local) {
+  double d = 0, m = 0;
+  for (std::size_t k = 0; k < dist.size(); ++k) {
+    d = std::max(d, std::fabs(dist[k] - serial_local[k]));
+    m = std::max(m, std::fabs(serial_local[k]));
+  }
+  const parallel::Comm comm = world();
+  return comm.max(d) / comm.max(m);
+}
+
+/// The part of a whole-grid array (x fastest, ncomp per point) that rank r's slab holds: a-planes a0..a0+n.
+std::vector<double> slab_of(const std::vector<double>& whole, const spectral::Grid& g, int ncomp) {
+  const auto begin = whole.begin() + static_cast<std::ptrdiff_t>(g.a0 * g.plane * ncomp);
+  return {begin, begin + static_cast<std::ptrdiff_t>(g.na_local * g.plane * ncomp)};
+}
+
+TEST(SpectralMpi, DistributedFftEqualsTheSerialOne) {
+  if (!backend::fft_available()) GTEST_SKIP();
+  const parallel::Comm comm = world();
+  parallel::MpiSlabExchange ex(comm);
+  field::LocalSlabExchange local;
+  for (int dims : {2, 3}) {
+    const Int3 n = dims == 3 ? Int3{12, 10, 9} : Int3{20, 14, 1};
+    const Real3 L{1.0, 2.0, 3.0};
+    const spectral::Grid g = spectral::Grid::make(dims, n, L, comm.size(), comm.rank());
+    const spectral::Grid g1 = spectral::Grid::make(dims, n, L, 1, 0);
+    spectral::SlabFft<double> fft(g, ex), fft1(g1, local);
+    std::vector<double> whole(static_cast<std::size_t>(g1.points()));
+    for (std::size_t i = 0; i < whole.size(); ++i) whole[i] = std::sin(0.37 * double(i)) + 0.1 * double(i % 7);
+    DeviceArray<double> p, p1;
+    p.from_host(slab_of(whole, g, 1));
+    p1.from_host(whole);
+    DeviceArray<Complex<double>> c(static_cast<std::size_t>(fft.complex_stride())),
+        c1(static_cast<std::size_t>(fft1.complex_stride()));
+    fft.forward(p.data(), c.data(), 1);
+    fft1.forward(p1.data(), c1.data(), 1);
+    // Serial spectrum restricted to this rank's b-rows: [a][b0 .. b0 + nb_local][c].
+    const auto s1 = c1.to_host(), s = c.to_host();
+    std::vector<double> mine, ref;
+    for (index_t a = 0; a < g.na; ++a)
+      for (index_t b = 0; b < g.nb_local; ++b)
+        for (index_t k = 0; k < g.nc; ++k) {
+          const auto& x = s[static_cast<std::size_t>((a * g.nb_local + b) * g.nc + k)];
+          const auto& y = s1[static_cast<std::size_t>((a * g.nb + g.b0 + b) * g.nc + k)];
+          mine.push_back(x.re), mine.push_back(x.im), ref.push_back(y.re), ref.push_back(y.im);
+        }
+    EXPECT_LT(relative_difference(mine, ref), 1e-14) << dims << "D forward";
+    fft.backward(c.data(), p.data(), 1);
+    std::vector<double> back = p.to_host();
+    back.resize(static_cast<std::size_t>(g.points()));
+    for (double& v : back) v /= double(g.total_points());
+    EXPECT_LT(relative_difference(back, slab_of(whole, g, 1)), 1e-14) << dims << "D round trip";
+  }
+}
+
+/// A short decaying-turbulence run: velocity and diagnostics after `steps` steps.
+struct Outcome {
+  std::vector<double> velocity, vorticity;
+  spectral::Stats stats;
+};
+Outcome run_case(const spectral::Setup& s, field::SlabExchange& ex, int steps) {
+  auto solver = spectral::make_solver(s, ex);
+  solver->set_random_spectrum(spectral::RandomSpectrum::make(1.0, s.dims == 3 ? 3.0 : 5.0, 3.0, 5));
+  for (int k = 0; k < steps; ++k) solver->step(0.02);
+  Outcome o;
+  solver->velocity(o.velocity);
+  solver->vorticity(o.vorticity);
+  o.stats = solver->stats();
+  return o;
+}
+
+void check_agreement(int dims, const std::string& stepper) {
+  if (!backend::fft_available()) GTEST_SKIP();
+  const parallel::Comm comm = world();
+  parallel::MpiSlabExchange ex(comm);
+  field::LocalSlabExchange local;
+  spectral::Setup s;
+  s.dims = dims;
+  s.cells = dims == 3 ? Int3{20, 18, 14} : Int3{48, 30, 1};  // uneven over 4 ranks: z 4,4,3,3; y 5,5,4,4 ...
+  s.length = {2 * M_PI, 2 * M_PI, 2 * M_PI};
+  s.nu = 0.01;
+  s.drag = 0.02;
+  s.stepper = stepper;
+  const Outcome d = run_case(s, ex, 10), one = run_case(s, local, 10);
+  const spectral::Grid g = spectral::Grid::make(dims, s.cells, s.length, comm.size(), comm.rank());
+  const double du = relative_difference(d.velocity, slab_of(one.velocity, g, dims));
+  const double dw = relative_difference(d.vorticity, slab_of(one.vorticity, g, dims == 3 ? 3 : 1));
+  const double de = std::fabs(d.stats.kinetic_energy / one.stats.kinetic_energy - 1);
+  const double dz = std::fabs(d.stats.enstrophy / one.stats.enstrophy - 1);
+  if (comm.root())
+    std::printf("%dD %s on %d rank(s) vs 1: velocity %.2e, vorticity %.2e, energy %.2e, enstrophy %.2e (relative)\n",
+                dims, stepper.c_str(), comm.size(), du, dw, de, dz);
+  EXPECT_LT(du, 1e-12);
+  EXPECT_LT(dw, 1e-12);
+  EXPECT_LT(de, 1e-12);
+  EXPECT_LT(dz, 1e-12);
+  EXPECT_EQ(d.stats.max_velocity, comm.max(d.stats.max_velocity));  // every rank reports the global value
+  EXPECT_NEAR(d.stats.max_velocity, one.stats.max_velocity, 1e-12 * one.stats.max_velocity);
+}
+
+TEST(SpectralMpi, Runs3dAgreeWithOneRankRk4) { check_agreement(3, "rk4"); }
+TEST(SpectralMpi, Runs3dAgreeWithOneRankRk3) { check_agreement(3, "rk3"); }
+TEST(SpectralMpi, Runs2dAgreeWithOneRankRk4) { check_agreement(2, "rk4"); }
+
+/// The app on this many ranks: the Taylor vortex (velocity gathered for the error) is still exact.
+TEST(SpectralMpi, AppTaylorVortex) {
+  if (!backend::fft_available()) GTEST_SKIP();
+  const config::RunSpec spec = config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv2d_spectral.yaml",
+                                                 {"output.fields.every=0"});
+  const parallel::Comm comm = world();
+  const std::string dir = "spectral_mpi_np" + std::to_string(comm.size());
+  app::RunOptions opt;
+  opt.out_dir = dir;
+  opt.quiet = true;
+  const app::RunResult r = app::run(spec, opt, comm);
+  EXPECT_LT(r.taylor_green_error, 1e-10);
+  comm.barrier();
+  if (comm.root()) std::filesystem::remove_all(dir);
+}
+
+std::string input_error(const std::vector<std::string>& sets) {
+  const config::RunSpec spec =
+      config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml", sets);
+  try {
+    app::RunOptions opt;
+    opt.out_dir = "spectral_mpi_bad_input";
+    opt.quiet = true;
+    app::run(spec, opt, world());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(SpectralMpi, BadDecompositionsNameTheKey) {
+  const int P = world().size();
+  if (P == 1) GTEST_SKIP() << "needs more than one rank";
+  const std::string few = std::to_string(P - 1);
+  // More ranks than z-planes.
+  EXPECT_NE(input_error({"domain.cells=[8,8," + few + "]"}).find("domain.cells"), std::string::npos);
+  // More ranks than ky rows of the transposed layout.
+  EXPECT_NE(input_error({"domain.cells=[8," + few + ",8]"}).find("domain.cells"), std::string::npos);
+  // 2D: more ranks than kx columns (nx/2 + 1 = P - 1).
+  if (P >= 4) {
+    EXPECT_NE(input_error({"domain.cells=[" + std::to_string(2 * P - 4) + ",16]"}).find("domain.cells"),
+              std::string::npos);
+  }
+  // A process grid that is not a slab.
+  EXPECT_NE(input_error({"domain.cells=[8,8,8]", "parallel.ranks=[" + std::to_string(P) + ",1,1]"})
+                .find("parallel.ranks"),
+            std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists("spectral_mpi_bad_input"));  // bad input writes nothing
+}
+
+}  // namespace
+}  // namespace eddy
+
+int main(int argc, char** argv) {
+  eddy::parallel::MpiSession mpi(&argc, &argv);
+  eddy::log::set_rank(eddy::parallel::Comm().rank());
+  eddy::log::set_quiet(true);
+  eddy::backend::initialize(eddy::parallel::Comm().node_local_rank());
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
