@@ -5,6 +5,8 @@
 
 #include "app/output.hpp"
 #include "app/run.hpp"
+#include "app/stop.hpp"
+#include "io/hdf5/checkpoint.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
 #include "cases/taylor_green/tgv_reference.hpp"
@@ -129,21 +131,77 @@ double time_step(const config::RunSpec& spec, const SpectralCase& c, const spect
   return dt;
 }
 
+/// The spectral state as a block of the global array [a][b][c] (x = c fastest, y = b, z = a): checkpoints
+/// store it so, and any rank count reads its own rows back.
+io::Block state_block(const spectral::Grid& g) {
+  io::Block b = io::Block::whole(3, {g.nc, g.nb, g.na});
+  b.offset = {0, g.b0, 0};
+  b.extent = {g.nc, g.nb_local, g.na};
+  return b;
+}
+
+/// A checkpoint fits the run when solver, stepper, precision and grid agree, and a fixed numerics.dt
+/// equals the checkpoint's time step (time / step).
+void check_restart(const io::CheckpointMeta& ckpt, const io::CheckpointMeta& now, double fixed_dt,
+                   const std::string& path) {
+  auto text = [](const std::vector<long>& v) {
+    std::string t;
+    for (long n : v) t += (t.empty() ? "[" : ", ") + std::to_string(n);
+    return t + "]";
+  };
+  const std::string cells_ckpt = text(ckpt.cells), cells_now = text(now.cells);
+  const std::string checks[][3] = {{"solver", ckpt.solver, now.solver},
+                                   {"time stepper (numerics.time_stepper)", ckpt.scheme, now.scheme},
+                                   {"precision (numerics.precision)", ckpt.precision, now.precision},
+                                   {"grid (domain.cells)", cells_ckpt, cells_now}};
+  for (const auto& k : checks)
+    if (k[1] != k[2])
+      throw InputError(cat("--restart ", path, ": the checkpoint's ", k[0], " is ", k[1], " but the config's is ", k[2],
+                           "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
+  const double dt = ckpt.step > 0 ? ckpt.time / double(ckpt.step) : fixed_dt;
+  if (fixed_dt > 0 && std::fabs(dt - fixed_dt) > 1e-9 * fixed_dt)
+    throw InputError(cat("numerics.dt: ", fixed_dt, " s, but the checkpoint ", path, " was written with dt = ", dt,
+                         " s; use that value or 0 (then the checkpoint's dt is kept)"));
+}
+
 }  // namespace
 
 RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
   const SpectralCase c = make_spectral_case(spec, comm);
-  // Solver and initial state before the output directory: bad input (a CFL too large) writes nothing.
+  const spectral::Setup& s = c.setup;
+  const io::CheckpointMeta meta_now{"spectral", s.stepper, spec.numerics.precision,
+                                    std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()), 0, 0.0,
+                                    spec.resolved_yaml};
+  // Everything that can be bad input is checked before the output directory exists: a restart, and the
+  // CFL of the initial state.
+  std::string restart_path;
+  io::CheckpointMeta restart;
+  if (!opt.restart.empty()) {
+    restart_path = io::find_checkpoint(RunOutput::directory(spec, opt), opt.restart, comm);
+    restart = io::read_checkpoint_meta(restart_path);
+    check_restart(restart, meta_now, spec.numerics.dt, restart_path);
+  }
   const auto exchange = parallel::make_slab_exchange(comm);
-  auto solver = spectral::make_solver(c.setup, *exchange);
-  initialize(*solver, spec, c);
-  const spectral::Stats s0 = solver->stats();
-  const double dt = time_step(spec, c, s0);
+  auto solver = spectral::make_solver(s, *exchange);
+  const spectral::Grid& g = solver->grid();
+  const io::Block ckpt_block = state_block(g);
+  double dt = 0.0;
+  if (!restart_path.empty()) {
+    solver->load_state(io::read_checkpoint_state(restart_path, ckpt_block, solver->state_values(),
+                                                 solver->state_bytes()),
+                       restart.step);
+    dt = restart.step > 0 ? restart.time / double(restart.step) : time_step(spec, c, solver->stats());
+  } else {
+    initialize(*solver, spec, c);
+    dt = time_step(spec, c, solver->stats());
+  }
 
   RunOutput out(spec, opt, comm);
-  const spectral::Setup& s = c.setup;
-  const spectral::Grid& g = solver->grid();
   const index_t points = g.total_points();
+  if (!restart_path.empty()) {
+    out.resume_at(restart.step);
+    log::info(cat("restarted from ", restart_path, " at step ", restart.step, ", t = ", restart.time, " s"));
+  }
   if (spec.parallel.comm != "mpi" && spec.parallel.comm != "auto" && comm.size() > 1)
     log::warn(cat("parallel.comm = ", spec.parallel.comm,
                   ": the spectral transposes are host-staged MPI in this version; using mpi"));
@@ -152,14 +210,44 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                 c.slabs.describe(), ", transposes: ", exchange->name(), "); nu = ", s.nu, " m^2/s",
                 s.hyperviscosity > 0 ? cat(", hyperviscosity ", s.hyperviscosity, " (order ", s.hyperviscosity_order, ")")
                                      : std::string(),
-                s.drag > 0 ? cat(", drag ", s.drag, " 1/s") : std::string(), "; dt = ", dt, " s (CFL ",
-                s0.cfl(dt, c.dx), ", limit ", c.max_cfl, "); ", solver->bytes_allocated() / 1048576.0,
-                " MiB on the device"));
+                s.drag > 0 ? cat(", drag ", s.drag, " 1/s") : std::string(), "; dt = ", dt, " s (CFL limit ",
+                c.max_cfl, "); ", solver->bytes_allocated() / 1048576.0, " MiB on the device (rank 0)"));
 
   sim::Simulation simulation(dt, {spec.run.end_time, spec.run.steps});
+  simulation.set_step_count(restart.step);
   simulation.set_step([&] { solver->step(dt); });
   simulation.set_sync([] { backend::fence(); });
+  simulation.set_stop_check(spec.run.stop_check_every, make_stop_check(spec, comm));
   const long planned = simulation.planned_steps();
+
+  // Fields in physical space: velocity and vorticity.
+  io::Block block = io::Block::whole(s.dims, s.cells);
+  block.offset = c.slabs.mine().offset;
+  block.extent = c.slabs.mine().extent;
+  const FieldGrid grid{block, {c.dx[0], c.dx[1], s.dims == 3 ? c.dx[2] : c.dx[0]}};
+  std::vector<double> vel, vort;
+  auto field_data = [&] {
+    solver->velocity(vel);
+    solver->vorticity(vort);
+    return std::vector<FieldData>{{"velocity", vel.data(), s.dims, "m/s"},
+                                  {"vorticity", vort.data(), s.dims == 3 ? 3 : 0, "1/s"}};
+  };
+
+  // Health: NaN/Inf, or a CFL number past the stepper's limit, stops the run (exit 3) after writing the
+  // fields as FAILED_<name>_<step>.h5.
+  auto health = [&](const sim::Clock& clk) {
+    const spectral::Stats st = solver->stats();
+    const double cfl = st.cfl(dt, c.dx);
+    if (st.nonfinite == 0 && cfl <= c.max_cfl) return st;
+    const std::string what =
+        st.nonfinite > 0 ? cat(st.nonfinite, " grid points with NaN/Inf velocity")
+                         : cat("the CFL number reached ", cfl, ", above ", c.max_cfl, " (numerics.max_cfl, or the ",
+                               s.stepper, " limit)");
+    out.write_failed_fields(clk.step, clk.time, grid, field_data());
+    throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", what,
+                             " (unstable: use a smaller numerics.dt or numerics.cfl, or refine the grid); the fields "
+                             "are in fields/FAILED_", spec.name, "_<step>.h5; checkpoints already written are kept"));
+  };
 
   // Diagnostics (DESIGN §5 conventions) and the progress line.
   out.open_diagnostics(
@@ -168,11 +256,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   double last_wall = 0.0, last_e = 0.0, last_t = 0.0;
   long last_step = -1;
   auto diagnostics = [&](const sim::Clock& clk) {
-    const spectral::Stats st = solver->stats();
-    if (st.nonfinite > 0)
-      throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", st.nonfinite,
-                               " grid points with NaN/Inf velocity (unstable: lower numerics.dt or numerics.cfl, or "
-                               "refine the grid)"));
+    const spectral::Stats st = health(clk);
     const double cfl = st.cfl(dt, c.dx);
     const double step_s = simulation.step_seconds();
     const double ms = clk.step > last_step && last_step >= 0 ? 1e3 * (step_s - last_wall) / double(clk.step - last_step)
@@ -184,60 +268,66 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                     {st.kinetic_energy, st.enstrophy, st.dissipation, minus_dedt, st.max_velocity, cfl, ms});
     series_t.push_back(clk.time), series_eps.push_back(st.dissipation), series_e.push_back(st.kinetic_energy);
     std::string eta;
-    if (planned > 0 && clk.step > 0) eta = " ETA " + RunOutput::duration(step_s / clk.step * (planned - clk.step));
+    if (planned > 0 && clk.step > restart.step)
+      eta = " ETA " + RunOutput::duration(step_s / double(clk.step - restart.step) * double(planned - clk.step));
     char b[240];
     std::snprintf(b, sizeof b, "step %8ld  t %.4e s  %8.2f ms/step %s E %.6e  eps %.6e  max|u| %.3e m/s  CFL %.3f",
                   clk.step, clk.time, ms, eta.c_str(), st.kinetic_energy, st.dissipation, st.max_velocity, cfl);
     log::info(b);
-    if (cfl > c.max_cfl)
-      throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: CFL ", cfl, " exceeds ", c.max_cfl,
-                               " (numerics.max_cfl, or the ", s.stepper,
-                               " limit); use a smaller numerics.dt or numerics.cfl"));
   };
   simulation.add("diagnostics", spec.output.diagnostics.every, diagnostics, true);
+  simulation.add("health", Schedule{spec.run.check_every, 0.0}, [&](const sim::Clock& clk) { health(clk); });
 
-  // Fields in physical space: velocity and vorticity.
-  io::Block block = io::Block::whole(s.dims, s.cells);
-  block.offset = c.slabs.mine().offset;
-  block.extent = c.slabs.mine().extent;
-  std::vector<double> vel, vort;
-  auto write_fields = [&](const sim::Clock& clk) {
-    solver->velocity(vel);
-    solver->vorticity(vort);
-    out.write_fields(clk.step, clk.time, {block, {c.dx[0], c.dx[1], s.dims == 3 ? c.dx[2] : c.dx[0]}},
-                     {{"velocity", vel.data(), s.dims, "m/s"},
-                      {"vorticity", vort.data(), s.dims == 3 ? 3 : 0, "1/s"}});
-  };
+  auto write_fields = [&](const sim::Clock& clk) { out.write_fields(clk.step, clk.time, grid, field_data()); };
   if (spec.output.fields.every.enabled() || spec.output.fields.at_end)
     simulation.add("fields", spec.output.fields.every, write_fields, spec.output.fields.at_end);
 
-  simulation.run_actions_now();
+  // Checkpoints (the spectral coefficients: an exact restart, on any rank count): on their schedule, and
+  // whenever the run stops early.
+  auto write_checkpoint = [&](const sim::Clock& clk) {
+    const std::vector<unsigned char> state = solver->save_state();
+    io::CheckpointMeta m = meta_now;
+    m.step = clk.step, m.time = clk.time;
+    const std::string path =
+        io::write_checkpoint(out.dir(), m, {&ckpt_block, solver->state_values(), solver->state_bytes(), state.data()},
+                             spec.output.checkpoint.keep, comm);
+    log::info("checkpoint " + path);
+  };
+
+  if (restart_path.empty()) simulation.run_actions_now();
+  if (spec.output.checkpoint.every.enabled())
+    simulation.add("checkpoint", spec.output.checkpoint.every, write_checkpoint);
   const sim::StopReason why = simulation.run();
   const sim::Clock& clk = simulation.clock();
+  const bool interrupted = why == sim::StopReason::requested || why == sim::StopReason::wall_time;
+  if (interrupted) write_checkpoint(clk);
 
   RunResult r;
   r.steps = clk.step;
   r.time = clk.time;
   r.stop_reason = sim::to_string(why);
+  r.interrupted = interrupted;
   r.out_dir = out.dir().string();
   const double step_s = simulation.step_seconds();
-  r.mlups = step_s > 0 ? double(points) * double(clk.step) / step_s / 1e6 : 0.0;
-  r.ms_per_step = clk.step > 0 ? 1e3 * step_s / double(clk.step) : 0.0;
+  const long done = clk.step - restart.step;
+  r.mlups = step_s > 0 ? double(points) * double(done) / step_s / 1e6 : 0.0;
+  r.ms_per_step = done > 0 ? 1e3 * step_s / double(done) : 0.0;
   log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.ms_per_step,
                 " ms/step (", r.mlups, " million points/s) over the run"));
   for (const sim::Timing& t : simulation.timings())
     log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
+  if (interrupted) return r;
 
   solver->velocity(vel);
-  r.velocity = vel;
+  r.velocity = parallel::gather_to_root(vel, c.slabs, s.dims, comm);
   if (spec.validation.reference == "taylor_green" && s.dims == 2) {
     cases::TaylorGreen tg;
     tg.dims = 2;
     tg.U = c.velocity;
     tg.L = spec.domain.length[0];
     tg.nu = s.nu;
-    const std::vector<double> all = parallel::gather_to_root(vel, c.slabs, 2, comm);
-    const double e = comm.root() ? taylor_green_error(all, s.cells[0], s.cells[1], c.dx[0], tg, clk.time) : -1.0;
+    const double e =
+        comm.root() ? taylor_green_error(r.velocity, s.cells[0], s.cells[1], c.dx[0], tg, clk.time) : -1.0;
     r.taylor_green_error = comm.max(e);
     log::info(cat("Taylor-Green vortex: relative L2 error of the velocity against the exact solution at t = ",
                   clk.time, " s: ", r.taylor_green_error));
@@ -249,7 +339,8 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                   v.points ? series_t[v.points - 1] : 0.0, " s): max |eps - eps_ref| = ", v.max_deviation, " at t = ",
                   v.at_time, " s = ", 100 * v.relative(), "% of the reference peak ", v.reference_peak, " (t = ",
                   v.reference_peak_time, " s); eddy's peak ", v.peak, " at t = ", v.peak_time,
-                  " s; max |E - E_ref| = ", v.max_energy_deviation, ", max |eps - 2 nu Z_ref| = ", v.max_enstrophy_deviation));
+                  " s; max |E - E_ref| = ", v.max_energy_deviation, ", max |eps - 2 nu Z_ref| = ",
+                  v.max_enstrophy_deviation));
   }
   return r;
 }

@@ -95,6 +95,19 @@ void launch_random_spectrum(const Grid& g, const RandomSpectrum& r, Complex<T>* 
   });
 }
 
+/// Component arrays (cs apart) <-> modes with their components adjacent (checkpoint layout).
+template <class T>
+void launch_interleave(const Grid& g, Complex<T>* fields, index_t cs, int comps, Complex<T>* out, bool back) {
+  backend::parallel_for("spectral::interleave", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    for (int d = 0; d < comps; ++d) {
+      if (back)
+        fields[m + d * cs] = out[m * comps + d];
+      else
+        out[m * comps + d] = fields[m + d * cs];
+    }
+  });
+}
+
 template <class T>
 SpectralSums reduce_spectral_sums(const Grid& g, const Complex<T>* s, index_t cs, const Linear<T>& lin) {
   return backend::parallel_reduce(
@@ -207,6 +220,28 @@ class SolverImpl final : public Solver {
     return st;
   }
 
+  std::vector<unsigned char> save_state() override {
+    DeviceArray<C> d(static_cast<std::size_t>(grid_.modes() * comps_));
+    launch_interleave(grid_, u_.data(), cs_, comps_, d.data(), false);
+    const std::vector<C> h = d.to_host();
+    const auto* b = reinterpret_cast<const unsigned char*>(h.data());
+    return {b, b + h.size() * sizeof(C)};
+  }
+
+  void load_state(const std::vector<unsigned char>& block, long step) override {
+    std::vector<C> h(static_cast<std::size_t>(grid_.modes() * comps_));
+    if (block.size() != h.size() * sizeof(C))
+      throw Error("spectral::Solver::load_state: expected " + std::to_string(h.size() * sizeof(C)) + " bytes, got " +
+                  std::to_string(block.size()));
+    std::copy(block.begin(), block.end(), reinterpret_cast<unsigned char*>(h.data()));
+    DeviceArray<C> d;
+    d.from_host(h);
+    launch_interleave(grid_, u_.data(), cs_, comps_, d.data(), true);
+    steps_ = step;
+  }
+
+  int state_values() const override { return 2 * comps_; }
+  int state_bytes() const override { return static_cast<int>(sizeof(T)); }
   const Grid& grid() const override { return grid_; }
   const Setup& setup() const override { return setup_; }
   std::size_t bytes_allocated() const override {

@@ -62,6 +62,13 @@ class Solver {
   /// Diagnostics, computed on the device: energies by Parseval, maxima from the physical velocity.
   /// Collective over the ranks of the exchange.
   virtual Stats stats() = 0;
+  /// The state for a checkpoint: this rank's block of the spectral array [a][b_local][c] (grid.hpp), per
+  /// mode state_values() numbers of state_bytes() bytes each (the components' real and imaginary parts).
+  virtual std::vector<unsigned char> save_state() = 0;
+  /// Restore a save_state() block (of any earlier decomposition, re-read for this one) at step `step`.
+  virtual void load_state(const std::vector<unsigned char>& block, long step) = 0;
+  virtual int state_values() const = 0;
+  virtual int state_bytes() const = 0;
   virtual const Grid& grid() const = 0;
   virtual const Setup& setup() const = 0;
   /// Device memory held, bytes.
