@@ -60,8 +60,15 @@ struct Grid {
 
   /// Integer wave numbers (ix >= 0) of local mode m.
   EDDY_HD EDDY_INLINE void wave(index_t m, index_t& ix, index_t& iy, index_t& iz) const {
-    const index_t c = m % nc, rest = m / nc;
-    const index_t b = b0 + rest % nb_local, a = rest / nb_local;
+    index_t c, b, a;
+    if (m < (index_t(1) << 32)) {  // 32-bit division where it suffices: several times cheaper on GPUs
+      const auto mm = static_cast<unsigned>(m), rest = mm / static_cast<unsigned>(nc);
+      c = mm - rest * static_cast<unsigned>(nc);
+      a = rest / static_cast<unsigned>(nb_local);
+      b = b0 + (rest - static_cast<unsigned>(a) * static_cast<unsigned>(nb_local));
+    } else {
+      c = m % nc, b = b0 + (m / nc) % nb_local, a = m / nc / nb_local;
+    }
     if (dims == 3) {
       ix = c, iy = wave_number(b, n[1]), iz = wave_number(a, n[2]);
     } else {
