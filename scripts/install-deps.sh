@@ -5,7 +5,8 @@
 # Packages already present are not touched; with everything present this takes a second.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
-      libyaml-cpp-dev libfftw3-dev libfftw3-mpi-dev libgtest-dev python3-h5py python3-matplotlib python3-numpy)
+      libyaml-cpp-dev libfftw3-dev libfftw3-mpi-dev libgtest-dev python3-h5py python3-matplotlib python3-numpy
+      python3-pytest)
 [ "${WITH_HIP:-0}" = 1 ] && pkgs+=(hipcc libamdhip64-dev)
 [ "${WITH_SLURM:-0}" = 1 ] && pkgs+=(slurm-wlm munge)
 

@@ -1,0 +1,261 @@
+"""scripts/eddy_post.py on output that eddy writes here: every subcommand's PNG and CSV, and their numbers."""
+import csv
+import sys
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import REPO, post
+
+sys.path.insert(0, str(REPO / "scripts"))
+
+from post.common import field_files, parse_config  # noqa: E402
+from post.spectrum import energy_spectrum  # noqa: E402
+from post.tgv import reference_curve, run_dissipation  # noqa: E402
+
+GHIA = REPO / "cases" / "lid_driven_cavity" / "ghia1982_re100_400_1000.csv"
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def assert_png(path, min_bytes=10_000):
+    """A PNG file of some substance (a blank figure is about 5 kB)."""
+    data = Path(path).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    assert len(data) > min_bytes, (path, len(data))
+
+
+# ------------------------------------------------------------------------------------------ cavity
+def test_cavity_profiles_match_ghia_at_re100(cavity_run):
+    r = post("cavity", cavity_run)
+    assert "max |u - u_Ghia|" in r.stdout  # printed only when the Ghia points were found and compared
+    out = cavity_run / "post"
+    assert_png(out / "cavity.png", 30_000)
+    prof = rows(out / "cavity.csv")
+    assert {p["line"] for p in prof} == {"u_vs_y", "v_vs_x"}
+    assert len(prof) == 2 * (32 + 2)  # cell centres plus both walls
+    # The profiles themselves, interpolated at Ghia's points independently of the tool's comparison.
+    ghia = [g for g in rows(GHIA) if float(g["re"]) == 100]
+    assert len(ghia) == 34
+    for line in ("u_vs_y", "v_vs_x"):
+        s = np.array([float(p["coord"]) for p in prof if p["line"] == line])
+        v = np.array([float(p["value"]) for p in prof if p["line"] == line])
+        assert np.all(np.diff(s) > 0) and s[0] == 0.0 and s[-1] == 1.0
+        g = [(float(x["coord"]), float(x["value"])) for x in ghia if x["line"] == line]
+        dev = max(abs(np.interp(c, s, v) - val) for c, val in g)
+        assert dev < 0.05, (line, dev)
+    assert float([p for p in prof if p["line"] == "u_vs_y"][-1]["value"]) == 1.0  # the lid
+    cmp = rows(out / "cavity_ghia.csv")
+    assert len(cmp) == 34 and all(c["counted"] == "1" for c in cmp)
+    assert max(abs(float(c["diff"])) for c in cmp) < 0.05
+
+
+def test_cavity_matches_eddys_own_validation(cavity_run):
+    """The tool's maximum deviations equal what eddy printed in run.log (same centreline definition)."""
+    r = post("cavity", cavity_run, "-o", cavity_run / "post" / "again")
+    log = (cavity_run / "run.log").read_text()
+    eddy_line = next(line for line in log.splitlines() if "max |u - u_Ghia|" in line)
+    ours = next(line for line in r.stdout.splitlines() if "max |u - u_Ghia|" in line)
+    assert ours.strip() == eddy_line.strip()
+
+
+def test_cavity_without_ghia_data_for_this_re(cavity_run, tmp_path):
+    r = post("cavity", cavity_run, "--re", "250", "-o", tmp_path / "c")
+    assert "no Ghia data for Re = 250" in r.stderr
+    assert_png(tmp_path / "c.png")
+    assert (tmp_path / "c.csv").is_file() and not (tmp_path / "c_ghia.csv").exists()
+
+
+def test_cavity_on_a_directory_without_fields(tmp_path):
+    r = post("cavity", tmp_path, expect=2)
+    assert "no field files" in r.stderr
+
+
+# ------------------------------------------------------------------------------------------ spectrum
+def test_spectrum_of_2d_taylor_green_peaks_at_its_wavenumber(tgv2d_run):
+    first = field_files(tgv2d_run)[0]
+    post("spectrum", first)
+    out = tgv2d_run / "post" / f"{first.stem}_spectrum"
+    assert_png(out.with_suffix(".png"))
+    spec = rows(out.with_suffix(".csv"))
+    e = np.array([float(s["E"]) for s in spec])
+    k = np.array([float(s["k"]) for s in spec])
+    # u = U sin(x) cos(y), v = -U cos(x) sin(y) on the 2 pi box: all energy in |k| = sqrt(2) -> shell 1
+    assert k[1] == pytest.approx(1.0)
+    assert np.argmax(e) == 1
+    assert e[1] * (k[1] - k[0]) == pytest.approx(0.25, rel=1e-3)  # <|u|^2>/2 = U^2/4
+    assert e[1] > 1e6 * max(e[0], e[2:].max())
+
+
+def test_spectrum_of_a_single_mode_3_4(tmp_path):
+    """A field with one mode k = (3, 4), |k| = 5, written by hand: E peaks in shell 5 and sums to <|u|^2>/2."""
+    n, length = 32, 2 * np.pi
+    x = (np.arange(n) + 0.5) * length / n
+    xx, yy = np.meshgrid(x, x)  # (ny, nx)
+    phase = 3 * xx + 4 * yy
+    vel = np.stack([4 * np.sin(phase), -3 * np.sin(phase)], axis=-1) * 0.1  # divergence-free
+    path = tmp_path / "mode_00000000.h5"
+    with h5py.File(path, "w") as f:
+        f["velocity"] = vel
+        f["x"] = x
+        f["y"] = x
+        f.attrs.update(dimensions=2, step=0, time=0.0, domain_length=[length, length])
+    r = post("spectrum", path)
+    assert "peak at k = 5 (shell 5)" in r.stdout
+    k, e, modes, complete = energy_spectrum(vel, np.array([length, length]))
+    assert np.argmax(e) == 5
+    assert e.sum() * (k[1] - k[0]) == pytest.approx(0.5 * np.mean(np.sum(vel**2, axis=-1)), rel=1e-12)
+    assert modes.sum() == n * n and complete[5] == 1 and complete[-1] == 0
+
+
+def test_spectrum_3d(tgv3d_run):
+    first = field_files(tgv3d_run)[0]
+    r = post("spectrum", first)
+    assert "3D" in r.stdout and "(shell 2)" in r.stdout  # |k| = sqrt(3) for the 3D Taylor-Green field
+    assert_png(tgv3d_run / "post" / f"{first.stem}_spectrum.png")
+
+
+# ------------------------------------------------------------------------------------------ tgv
+def test_tgv_from_an_eddy_run(tgv3d_run):
+    r = post("tgv", tgv3d_run)
+    assert "-dE/dt of kinetic_energy" in r.stdout and "max |eps - eps_ref|" in r.stdout
+    out = tgv3d_run / "post" / "tgv_dissipation"
+    assert_png(out.with_suffix(".png"))
+    table = rows(out.with_suffix(".csv"))
+    t = [float(x["time"]) for x in table]
+    assert t[0] == 0.0 and 1.0 <= t[-1] < 1.05 and len(t) >= 100  # reference every 0.01 s; the run ends at >= 1 s
+    t_ref, eps_ref = reference_curve(REPO / "cases" / "taylor_green" / "tgv_re1600_dissipation.csv")
+    assert float(table[10]["reference"]) == pytest.approx(np.interp(t[10], t_ref, eps_ref))
+    assert all(np.isfinite(float(x["eddy"])) for x in table)
+
+
+def reference_diagnostics(path, every, dissipation):
+    """A diagnostics.csv made from the reference itself: kinetic_energy (and dissipation) every `every` rows."""
+    with open(REPO / "cases" / "taylor_green" / "tgv_re1600_dissipation.csv") as f:
+        data = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    with open(path, "w") as f:
+        f.write("step,time,kinetic_energy" + (",dissipation" if dissipation else "") + "\n")
+        for k, d in enumerate(data[::every]):
+            extra = f",{d['dissipation_rate_minus_dEdt']}" if dissipation else ""
+            f.write(f"{k},{d['t']},{d['kinetic_energy']}{extra}\n")
+
+
+def test_tgv_minus_dedt_reproduces_the_reference(tmp_path):
+    """-dE/dt by central differences of the reference's own energy (every 0.1 s) gives its dissipation back."""
+    reference_diagnostics(tmp_path / "diagnostics.csv", 10, dissipation=False)
+    r = post("tgv", tmp_path)
+    assert "-dE/dt" in r.stdout
+    table = rows(tmp_path / "post" / "tgv_dissipation.csv")
+    dev = max(abs(float(x["diff"])) for x in table)
+    assert dev < 0.02 * 0.0128575, dev  # under 2% of the peak; the ends are one-sided
+    t, eps, how = run_dissipation(tmp_path / "diagnostics.csv")
+    assert how.startswith("-dE/dt") and len(t) == 200
+
+
+def test_tgv_uses_the_dissipation_column(tmp_path):
+    reference_diagnostics(tmp_path / "diagnostics.csv", 1, dissipation=True)
+    r = post("tgv", tmp_path, "--reference", REPO / "cases" / "taylor_green" / "tgv_re1600_dissipation.csv")
+    assert "dissipation column" in r.stdout
+    assert max(abs(float(x["diff"])) for x in rows(tmp_path / "post" / "tgv_dissipation.csv")) < 1e-15
+    r = post("tgv", tmp_path, "--from-energy", "-o", tmp_path / "e")
+    assert "-dE/dt" in r.stdout
+
+
+def test_tgv_repeated_steps_keep_the_last_row(tmp_path):
+    (tmp_path / "diagnostics.csv").write_text(
+        "step,time,kinetic_energy\n0,0,1.0\n10,0.1,0.9\n20,0.2,0.8\n10,0.1,0.95\n20,0.2,0.85\n30,0.3,0.75\n")
+    t, eps, _ = run_dissipation(tmp_path / "diagnostics.csv")
+    assert list(t) == [0.0, 0.1, 0.2, 0.3]
+    assert eps[1] == pytest.approx(-(0.85 - 1.0) / 0.2)
+
+
+# ------------------------------------------------------------------------------------------ slice
+def test_slice_2d(cavity_run):
+    last = field_files(cavity_run)[-1]
+    post("slice", last, "--field", "velocity", "--component", "x")
+    stem = cavity_run / "post" / f"{last.stem}_velocity_x"
+    assert_png(stem.with_suffix(".png"))
+    table = rows(stem.with_suffix(".csv"))
+    assert len(table) == 32 * 32
+    with h5py.File(last) as f:
+        u = f["velocity"][..., 0]
+    assert float(table[-1]["value"]) == pytest.approx(u[-1, -1])
+    assert float(table[33]["x"]) == pytest.approx(1.5 / 32) and float(table[33]["y"]) == pytest.approx(1.5 / 32)
+    post("slice", last, "--field", "pressure")
+    assert_png(cavity_run / "post" / f"{last.stem}_pressure.png")
+
+
+def test_slice_3d_planes(tgv3d_run):
+    last = field_files(tgv3d_run)[-1]
+    with h5py.File(last) as f:
+        vel = f["velocity"][...]
+    for axis, index, plane in (("z", 3, vel[3, :, :, 1]), ("y", 5, vel[:, 5, :, 1]), ("x", 0, vel[:, :, 0, 1])):
+        post("slice", last, "--component", "y", "--axis", axis, "--index", index)
+        stem = tgv3d_run / "post" / f"{last.stem}_velocity_y_{axis}{index}"
+        assert_png(stem.with_suffix(".png"))
+        values = np.array([float(x["value"]) for x in rows(stem.with_suffix(".csv"))])
+        np.testing.assert_allclose(values, plane.ravel(), rtol=1e-12)
+    post("slice", last)  # magnitude in the middle z plane
+    assert_png(tgv3d_run / "post" / f"{last.stem}_velocity_z8.png")
+
+
+def test_slice_errors(cavity_run):
+    last = field_files(cavity_run)[-1]
+    assert "no dataset 'vorticityx'" in post("slice", last, "--field", "vorticityx", expect=2).stderr
+    assert "scalar field" in post("slice", last, "--field", "density", "--component", "x", expect=2).stderr
+
+
+# ------------------------------------------------------------------------------------------ summary
+def test_summary_of_several_runs(cavity_run, tgv2d_run, tgv3d_run, tmp_path):
+    r = post("summary", cavity_run, tgv2d_run, tgv3d_run, "--keys", "physics.reynolds,domain.cells",
+             "--csv", tmp_path / "s.csv")
+    table = {x["name"]: x for x in rows(tmp_path / "s.csv")}
+    assert set(table) == {"cavity", "tgv2d", "tgv3d"}
+    c = table["cavity"]
+    assert c["stop_reason"] == "steady state reached" and c["ranks"] == "1"
+    assert int(c["steps"]) == 7000 and float(c["final_time"]) == pytest.approx(21.875)
+    assert float(c["ghia_max_du"]) < 0.05 and float(c["ghia_max_dv"]) < 0.05
+    assert float(c["physics.reynolds"]) == 100 and c["domain.cells"] == "[32, 32]"
+    assert 0 < float(c["kinetic_energy"]) < 0.1 and 0.5 < float(c["max_velocity"]) < 1.0 and float(c["mlups"]) > 0
+    assert table["tgv3d"]["stop_reason"] == "end time reached" and table["tgv3d"]["ghia_max_du"] == ""
+    assert float(table["tgv2d"]["taylor_green_l2"]) < 0.05
+    assert "steady state reached" in r.stdout and "taylor_green_l2" in r.stdout.splitlines()[0]
+
+
+def test_summary_of_an_unfinished_or_failed_run(tmp_path):
+    run = tmp_path / "broken"
+    run.mkdir()
+    (run / "run.log").write_text("eddy 0.1.0 | backend CPU | 4 MPI rank(s) | HDF5\n"
+                                 "error: step 2000, t = 6.25 s: Mach number 405 exceeds 1.5 x numerics.max_mach\n")
+    (run / "diagnostics.csv").write_text("step,time,kinetic_energy,max_velocity,mlups\n0,0,0,0,0\n1000,3.1,0.02,0.9,5\n")
+    post("summary", run)
+    s = rows(run / "post" / "summary.csv")[0]
+    assert s["stop_reason"].startswith("error: step 2000") and s["ranks"] == "4" and s["steps"] == "1000"
+    assert "no output" not in s["stop_reason"]
+    assert "neither diagnostics.csv nor run.log" in post("summary", tmp_path / "nothing", expect=2).stderr
+
+
+# ------------------------------------------------------------------------------------------ config reader
+def test_parse_config_reads_eddys_resolved_config(cavity_run):
+    with h5py.File(field_files(cavity_run)[-1]) as f:
+        text = f.attrs["resolved_config"]
+    cfg = parse_config(text.decode() if isinstance(text, bytes) else text)
+    assert cfg["domain"]["cells"] == [32, 32] and cfg["physics"]["reynolds"] == 100.0
+    assert cfg["boundaries"]["y_max"] == {"type": "moving_wall", "velocity": [1.0, 0.0]}
+    assert cfg["boundaries"]["x_min"]["velocity"] == [] and cfg["output"]["dir"] == ""
+    assert cfg["output"]["fields"]["every"] == "20.0t"
+
+
+def test_parse_config_reads_shipped_configs():
+    for path in sorted((REPO / "configs").glob("*.yaml")):
+        cfg = parse_config(path.read_text())
+        assert cfg["name"] and cfg["domain"]["cells"], path
+    cfg = parse_config((REPO / "configs" / "cavity2d.yaml").read_text())
+    assert cfg["boundaries"]["x_min"] == {"type": "wall"}
+    assert cfg["boundaries"]["y_max"]["velocity"] == [1.0, 0.0]
+    assert cfg["run"]["steady"] == {"tolerance": 1.0e-5, "check_every": 1000}
