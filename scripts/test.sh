@@ -14,6 +14,16 @@ echo "== CPU backend: build"
 echo "== CPU backend: tests ($labels)"
 (cd "$root/build/ci-cpu" && ctest -L "$labels" --output-on-failure --timeout 2400)
 
+if command -v clang++-14 >/dev/null 2>&1; then
+  echo "== config loader fuzzing: libFuzzer + ASan + UBSan, ${EDDY_FUZZ_SECONDS:-60} s"
+  cmake -S "$root/tests/fuzz" -B "$root/build/ci-fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+  cmake --build "$root/build/ci-fuzz"
+  corpus=$(mktemp -d)
+  "$root/build/ci-fuzz/fuzz_config" -max_total_time="${EDDY_FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$root/build/ci-fuzz/" "$corpus" "$root/configs" "$root/configs/bench" 2>&1 | tail -3
+  rm -rf "$corpus"
+fi
+
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== CUDA backend: compile only (sm_90)"
   EDDY_CMAKE_ARGS="$EDDY_CMAKE_ARGS -DCMAKE_CUDA_COMPILER=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
