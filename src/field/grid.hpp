@@ -55,8 +55,14 @@ struct SubBox {
     return {g, g.nx - 2 * w, g.ny - 2 * w, g.nz - 2 * wz, w, w, wz};
   }
   EDDY_HD EDDY_INLINE index_t size() const { return nx * ny * nz; }
-  /// Padded index of the t-th cell of the box.
+  /// Padded index of the t-th cell of the box. 32-bit division where it suffices: 64-bit integer
+  /// division is a long instruction sequence on GPUs and this runs once per cell and step.
   EDDY_HD EDDY_INLINE index_t padded(index_t t) const {
+    if (size() < (index_t(1) << 31)) {
+      const unsigned tt = static_cast<unsigned>(t), bx = static_cast<unsigned>(nx), by = static_cast<unsigned>(ny);
+      const unsigned yz = tt / bx;
+      return grid.at(index_t(tt - yz * bx) + ox, index_t(yz % by) + oy, index_t(yz / by) + oz);
+    }
     const index_t x = t % nx, yz = t / nx;
     return grid.at(x + ox, yz % ny + oy, yz / ny + oz);
   }
