@@ -98,18 +98,20 @@ def validate(eddy, args_words):
     """Run `eddy validate` on the config and overrides: bad input fails here, not in the queue.
 
     Exit 2 (bad config) is an error; other failures (e.g. a GPU build on a login node without a GPU)
-    only warn, since the compute node may be able to run it.
+    only warn, since the compute node may be able to run it. Returns whether the config was checked.
     """
     if not os.access(eddy, os.X_OK):
         print(f"warning: {eddy} is not an executable here; the config is not validated before submitting",
               file=sys.stderr)
-        return
+        return False
     r = subprocess.run([eddy, "validate", *args_words], capture_output=True, text=True)
     if r.returncode == 2:
         raise SubmitError("the config does not validate:\n" + (r.stderr or r.stdout).strip())
     if r.returncode != 0:
-        print(f"warning: `eddy validate` exited {r.returncode} here: {(r.stderr or r.stdout).strip()}",
-              file=sys.stderr)
+        print(f"warning: `eddy validate` exited {r.returncode} here, the config is not validated: "
+              f"{(r.stderr or r.stdout).strip()}", file=sys.stderr)
+        return False
+    return True
 
 
 def render(template, values):
