@@ -109,8 +109,8 @@ def run(args):
     for ax in (ax_u, ax_v):
         ax.grid(alpha=0.3)
         ax.legend(loc="best")
-    nx_ny = "x".join(str(n) for n in reversed(ff.read("velocity").shape[:-1]))
-    fig.suptitle(f"Lid-driven cavity, Re = {re:g}, {nx_ny} cells, t = {ff.time:g} s (step {ff.step})")
+    fig.suptitle(f"Lid-driven cavity, Re = {re:g}, {s_v.size - 2}x{s_u.size - 2} cells, t = {ff.time:g} s "
+                 f"(step {ff.step})")
     png = stem.with_suffix(".png")
     fig.savefig(png, dpi=120)
     plt.close(fig)

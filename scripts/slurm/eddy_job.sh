@@ -55,7 +55,9 @@ eddy_job() {
   fi
   mkdir -p "$EDDY_OUT/slurm"
   echo "${SLURM_JOB_ID:-}" >"$EDDY_OUT/slurm/jobid"
-  if ((segment > 0)) && [[ -e $EDDY_OUT/slurm/finished ]]; then
+  if ((segment == 0)); then
+    rm -f "$EDDY_OUT/slurm/finished" "$EDDY_OUT/slurm/chain"  # a new chain in a directory used before
+  elif [[ -e $EDDY_OUT/slurm/finished ]]; then
     eddy_job_log "segment $segment: $EDDY_OUT is already finished; nothing to do"
     return 0
   fi

@@ -193,3 +193,45 @@ def test_chain_passes_failures_through(chain):
     rc, log, _, sbatch_args = chain(0, 3)
     assert rc == 3 and sbatch_args == "" and "exit code 3" in log
     assert not (chain.out / "slurm" / "finished").exists()
+
+
+def test_sweep_array_task_and_summary_job(tmp_path):
+    """scripts/sweep with a fake sbatch writes the array and summary scripts; task 1 of the array runs its
+    own options in its own directory and, stopped early, resubmits only itself; the summary job collects."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("eddy", FAKE_EDDY), ("srun", FAKE_SRUN), ("sbatch", FAKE_SBATCH), ("scontrol", "#!/bin/sh\n"),
+                       ("squeue", "#!/bin/sh\n")):
+        p = bin_dir / name
+        p.write_text(text)
+        p.chmod(p.stat().st_mode | stat.S_IEXEC)
+    logs = {"FAKE_LOG": tmp_path / "eddy.log", "FAKE_SBATCH_LOG": tmp_path / "sbatch.log"}
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", **{k: str(v) for k, v in logs.items()})
+    sweep = tmp_path / "sw"
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "sweep"), CAVITY, "--set", "run.end_time=5",
+                        "--vary", "physics.reynolds=100,400", "--eddy", str(bin_dir / "eddy"), "--out", str(sweep)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["4242", "4242"]
+    submitted = logs["FAKE_SBATCH_LOG"].read_text().splitlines()
+    assert submitted == [f"--parsable {sweep}/slurm/array.sbatch",
+                         f"--parsable --dependency=afterany:4242 {sweep}/slurm/summary.sbatch"]
+
+    for log in logs.values():
+        log.write_text("")
+    task_env = dict(env, SLURM_JOB_ID="31", SLURM_ARRAY_TASK_ID="1", FAKE_RC="75", FAKE_CKPT="ckpt_00000500.h5")
+    r = subprocess.run(["bash", str(sweep / "slurm" / "array.sbatch")], capture_output=True, text=True, env=task_env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    task = sweep / "001_reynolds400"
+    assert logs["FAKE_LOG"].read_text().split() == [
+        "run", CAVITY, "--set", "run.end_time=5", "--set", "physics.reynolds=400", "--out", str(task)]
+    assert logs["FAKE_SBATCH_LOG"].read_text().split() == ["--parsable", "--array=1", f"{sweep}/slurm/array.sbatch", "1"]
+    assert (task / "slurm" / "jobid").read_text().strip() == "4242"
+
+    # The summary job: nothing queued (fake squeue), so it collects; neither task has a run.log.
+    r = subprocess.run(["bash", str(sweep / "slurm" / "summary.sbatch")], capture_output=True, text=True,
+                       env=dict(env, SLURM_JOB_ID="99"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = (sweep / "summary.csv").read_text().splitlines()
+    assert lines[0].startswith("name,physics.reynolds,") and len(lines) == 3
+    assert lines[1].startswith("000_reynolds100,") and lines[2].startswith("001_reynolds400,")
