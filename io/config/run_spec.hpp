@@ -49,7 +49,11 @@ struct NumericsSpec {
                                          ///< initial velocity (then fixed for the run)
   double cfl = 0.5;                      ///< spectral: target CFL number dt sum_i max|u_i| / dx_i when dt = 0
   double max_cfl = 0.0;                  ///< spectral: a larger CFL is refused at the start (exit 2) and stops
-                                         ///< the run (exit 3); 0 = the stepper's stability limit (rk3 0.83, rk4 1.35)
+                                         ///< the run (exit 3); 0 = the stepper's stability limit (two_thirds:
+                                         ///< rk3 0.83, rk4 1.35; phase_shift: rk3 0.58, rk4 0.95)
+  std::string dealiasing = "two_thirds"; ///< spectral: two_thirds (2/3 rule: exact energy conservation of the
+                                         ///< nonlinear term) | phase_shift (half-cell shifts in alternate
+                                         ///< stages + spherical truncation at sqrt(2)/3 N: 1.41x the kept k)
   double hyperviscosity = 0.0;           ///< spectral: nu_h [m^(2p)/s] of the term -nu_h (-lap)^p u (0 = none)
   long hyperviscosity_order = 2;         ///< spectral: the power p of the hyperviscous term (>= 2)
 };

@@ -94,6 +94,7 @@ void visit(NumericsSpec& s, V& v) {
   v.field("dt", s.dt, at_least(0));
   v.field("cfl", s.cfl, above(0));
   v.field("max_cfl", s.max_cfl, at_least(0));
+  v.field("dealiasing", s.dealiasing, one_of({"two_thirds", "phase_shift"}));
   v.field("hyperviscosity", s.hyperviscosity, at_least(0));
   v.field("hyperviscosity_order", s.hyperviscosity_order, at_least(2));
 }

@@ -63,13 +63,14 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
 
   s.precision = spec.numerics.precision == "fp32" ? Precision::fp32 : Precision::fp64;
   s.stepper = spec.numerics.time_stepper;
+  s.dealiasing = spec.numerics.dealiasing;
   const double l_ref = spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
   s.nu = spec.physics.velocity * l_ref / spec.physics.reynolds;
   s.hyperviscosity = spec.numerics.hyperviscosity;
   s.hyperviscosity_order = static_cast<int>(spec.numerics.hyperviscosity_order);
   s.drag = spec.physics.drag;
   c.velocity = spec.initial.amplitude > 0 ? spec.initial.amplitude : spec.physics.velocity;
-  c.max_cfl = spec.numerics.max_cfl > 0 ? spec.numerics.max_cfl : spectral::cfl_limit(s.stepper);
+  c.max_cfl = spec.numerics.max_cfl > 0 ? spec.numerics.max_cfl : spectral::cfl_limit(s.stepper, s.dealiasing);
   if (spec.numerics.dt == 0 && spec.numerics.cfl > c.max_cfl)
     throw InputError(cat("numerics.cfl: ", spec.numerics.cfl, " is above the stability limit ", c.max_cfl, " of ",
                          s.stepper, " (numerics.max_cfl); use a smaller value"));
@@ -205,7 +206,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   if (spec.parallel.comm != "mpi" && spec.parallel.comm != "auto" && comm.size() > 1)
     log::warn(cat("parallel.comm = ", spec.parallel.comm,
                   ": the spectral transposes are host-staged MPI in this version; using mpi"));
-  log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, ", ", s.cells[0], " x ", s.cells[1],
+  log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, " ", s.dealiasing, ", ", s.cells[0], " x ", s.cells[1],
                 s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(), " points, ", comm.size(), " slab(s) (",
                 c.slabs.describe(), ", transposes: ", exchange->name(), "); nu = ", s.nu, " m^2/s",
                 s.hyperviscosity > 0 ? cat(", hyperviscosity ", s.hyperviscosity, " (order ", s.hyperviscosity_order, ")")

@@ -10,6 +10,7 @@
 /// are the natural output of a full multi-dimensional r2c transform.
 #include <cmath>
 
+#include "backend/fft.hpp"
 #include "backend/macros.hpp"
 #include "core/types.hpp"
 #include "field/slab.hpp"
@@ -25,15 +26,17 @@ struct Grid {
   index_t n[3] = {1, 1, 1};         ///< global points per direction (n[2] = 1 in 2D)
   double kf[3] = {1.0, 1.0, 1.0};   ///< fundamental wave numbers 2 pi / L [1/m]
   index_t kmax[3] = {0, 0, 0};      ///< 2/3 rule: modes with |k_i| <= kmax_i = (n_i - 1) / 3 are kept
+  bool spherical = false;           ///< phase-shift dealiasing: keep sum_i (k_i / n_i)^2 <= 2/9 instead
   index_t na = 1, nb = 1, nc = 1;   ///< the spectral array as [a][b][c], global extents
   index_t a0 = 0, na_local = 1;     ///< this rank's physical a-planes
   index_t b0 = 0, nb_local = 1;     ///< this rank's spectral b-rows
   index_t plane = 1;                ///< physical points per a-plane (nx ny in 3D, nx in 2D)
 
   /// The grid of `cells` points on a box of edge `length`, as rank `rank` of `ranks` sees it.
-  static Grid make(int dims, const Int3& cells, const Real3& length, int ranks, int rank) {
+  static Grid make(int dims, const Int3& cells, const Real3& length, int ranks, int rank, bool spherical = false) {
     Grid g;
     g.dims = dims;
+    g.spherical = spherical;
     for (int d = 0; d < 3; ++d) {
       g.n[d] = d < dims ? cells[static_cast<std::size_t>(d)] : 1;
       g.kf[d] = d < dims ? 2.0 * M_PI / length[static_cast<std::size_t>(d)] : 0.0;
@@ -75,9 +78,24 @@ struct Grid {
       ix = b, iy = wave_number(a, n[1]), iz = 0;
     }
   }
-  /// Whether the 2/3 rule keeps the mode (it also removes every Nyquist mode).
+  /// Whether the truncation keeps the mode (both remove every Nyquist mode): the 2/3 rule (Orszag 1971),
+  /// or with phase shifts the sphere of radius sqrt(2)/3 N (Patterson & Orszag 1971), which keeps the
+  /// modes whose doubly aliased products could reach it out of the products' reach.
   EDDY_HD EDDY_INLINE bool kept(index_t ix, index_t iy, index_t iz) const {
+    if (spherical) {
+      double r = 0;
+      const index_t i[3] = {ix, iy, iz};
+      for (int d = 0; d < dims; ++d) r += double(i[d] * i[d]) / double(n[d] * n[d]);
+      return 9.0 * r <= 2.0;
+    }
     return ix <= kmax[0] && iy <= kmax[1] && -iy <= kmax[1] && iz <= kmax[2] && -iz <= kmax[2];
+  }
+  /// The phase exp(i k.delta) of a shift delta of half a cell in every direction, as the angle k.delta.
+  EDDY_HD EDDY_INLINE double half_cell_phase(index_t ix, index_t iy, index_t iz) const {
+    const index_t i[3] = {ix, iy, iz};
+    double a = 0;
+    for (int d = 0; d < dims; ++d) a += double(i[d]) / double(n[d]);
+    return 3.141592653589793 * a;
   }
   /// How many times the mode counts in a sum over the full spectrum: 2 for kx > 0 (its conjugate
   /// partner at -k is not stored), 1 on the kx = 0 and kx = nx/2 planes.
@@ -89,7 +107,7 @@ template <class T>
 struct Mode {
   T k[3];      ///< wave vector [1/m]
   T k2;        ///< |k|^2
-  bool kept;   ///< inside the 2/3-rule mask
+  bool kept;   ///< inside the dealiasing mask
   int weight;  ///< Hermitian weight (Grid::weight)
   index_t ix, iy, iz;
 
@@ -103,6 +121,11 @@ struct Mode {
     s.kept = g.kept(s.ix, s.iy, s.iz);
     s.weight = g.weight(s.ix);
     return s;
+  }
+  /// exp(+i k.delta) (sign +1) or exp(-i k.delta) (sign -1) for the half-cell shift delta.
+  EDDY_HD EDDY_INLINE backend::Complex<T> shift(const Grid& g, int sign) const {
+    const double a = g.half_cell_phase(ix, iy, iz);
+    return {T(std::cos(a)), T(sign * std::sin(a))};
   }
 };
 

@@ -9,7 +9,10 @@
 /// 3D, rotational form: d u/dt     = P(k) FFT(u x omega) - L u,  omega = curl u, P = I - k k / k^2
 /// with the linear operator L(k) = nu k^2 + nu_h k^(2p) + mu (viscosity, hyperviscosity, linear drag),
 /// which the time steppers integrate exactly (integrating factor, spectral/stepper_k.hpp).
-/// Products are formed in physical space and the 2/3 rule (Orszag 1971) removes their aliases.
+/// Products are formed in physical space and the 2/3 rule (Orszag 1971) removes their aliases; or, with
+/// phase-shift dealiasing, a spherical truncation plus products formed on a grid shifted by half a cell
+/// in every direction in alternate stages, so that the singly aliased errors of those stages cancel in
+/// the step (Patterson & Orszag 1971, Rogallo 1981). `phase` below is exp(i k.delta) of that shift, or 1.
 #include <cmath>
 
 #include "backend/fft.hpp"
@@ -37,7 +40,9 @@ struct Linear {
 /// The four spectral fields the 2D advection term needs, from omega: u = i ky psi, v = -i kx psi
 /// (psi = omega / k^2), d omega/dx = i kx omega, d omega/dy = i ky omega.
 template <class T>
-EDDY_HD EDDY_INLINE void advection_inputs_2d(const Mode<T>& md, Complex<T> w, Complex<T>* out, index_t m, index_t cs) {
+EDDY_HD EDDY_INLINE void advection_inputs_2d(const Mode<T>& md, Complex<T> w, Complex<T> phase, Complex<T>* out,
+                                             index_t m, index_t cs) {
+  w = w * phase;
   const Complex<T> psi = (md.k2 > T(0) ? T(1) / md.k2 : T(0)) * w;
   out[m] = times_i(md.k[1] * psi);
   out[m + cs] = times_i(-md.k[0] * psi);
@@ -57,9 +62,14 @@ template <class T>
 struct Rhs2d {
   static constexpr int comps = 1;
   const Complex<T>* raw;
-  T scale;  ///< 1 / N
-  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, Complex<T>* n) const {
-    n[0] = md.kept && md.k2 > T(0) ? (-scale) * raw[m] : Complex<T>{T(0), T(0)};
+  T scale;       ///< 1 / N
+  bool shifted;  ///< products formed on the shifted grid
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
+    if (!md.kept || md.k2 == T(0)) {
+      n[0] = {T(0), T(0)};
+      return;
+    }
+    n[0] = (-scale) * (shifted ? raw[m] * md.shift(g, -1) : raw[m]);
   }
 };
 
@@ -74,9 +84,9 @@ EDDY_HD EDDY_INLINE Complex<T> vorticity_2d(const Mode<T>& md, Complex<T> u, Com
 
 /// The six spectral fields the 3D nonlinear term needs: u and omega = i k x u.
 template <class T>
-EDDY_HD EDDY_INLINE void velocity_vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T>* out, index_t m,
-                                               index_t cs) {
-  const Complex<T> ux = u[m], uy = u[m + cs], uz = u[m + 2 * cs];
+EDDY_HD EDDY_INLINE void velocity_vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T> phase,
+                                               Complex<T>* out, index_t m, index_t cs) {
+  const Complex<T> ux = u[m] * phase, uy = u[m + cs] * phase, uz = u[m + 2 * cs] * phase;
   out[m] = ux;
   out[m + cs] = uy;
   out[m + 2 * cs] = uz;
@@ -115,9 +125,14 @@ struct Rhs3d {
   static constexpr int comps = 3;
   const Complex<T>* raw;
   index_t cs;
-  T scale;  ///< 1 / N
-  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, Complex<T>* n) const {
-    const Complex<T> f[3] = {raw[m], raw[m + cs], raw[m + 2 * cs]};
+  T scale;       ///< 1 / N
+  bool shifted;  ///< products formed on the shifted grid
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
+    Complex<T> f[3] = {raw[m], raw[m + cs], raw[m + 2 * cs]};
+    if (shifted && md.kept) {
+      const Complex<T> back = md.shift(g, -1);
+      for (Complex<T>& c : f) c = c * back;
+    }
     project_3d(md, f, scale, false, n);
   }
 };

@@ -18,10 +18,17 @@ using backend::DeviceArray;
 
 // Launches are free functions: CUDA's extended lambdas may not live in private member functions.
 
+/// exp(i k.delta) for the half-cell shift, or 1.
 template <class T>
-void launch_advection_inputs_2d(const Grid& g, const Complex<T>* w, Complex<T>* out, index_t cs) {
+EDDY_HD EDDY_INLINE Complex<T> shift_phase(const Mode<T>& md, const Grid& g, bool shifted) {
+  return shifted ? md.shift(g, 1) : Complex<T>{T(1), T(0)};
+}
+
+template <class T>
+void launch_advection_inputs_2d(const Grid& g, const Complex<T>* w, bool shifted, Complex<T>* out, index_t cs) {
   backend::parallel_for("spectral::advection_inputs_2d", g.modes(), [=] EDDY_DEVICE(index_t m) {
-    advection_inputs_2d(Mode<T>::at(g, m), w[m], out, m, cs);
+    const Mode<T> md = Mode<T>::at(g, m);
+    advection_inputs_2d(md, w[m], shift_phase(md, g, shifted), out, m, cs);
   });
 }
 
@@ -31,9 +38,10 @@ void launch_advection_2d(const Grid& g, T* p, index_t rs) {
 }
 
 template <class T>
-void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, Complex<T>* out, index_t cs) {
+void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, bool shifted, Complex<T>* out, index_t cs) {
   backend::parallel_for("spectral::velocity_vorticity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
-    velocity_vorticity_3d(Mode<T>::at(g, m), u, out, m, cs);
+    const Mode<T> md = Mode<T>::at(g, m);
+    velocity_vorticity_3d(md, u, shift_phase(md, g, shifted), out, m, cs);
   });
 }
 
@@ -131,7 +139,7 @@ class SolverImpl final : public Solver {
   SolverImpl(const Setup& s, field::SlabExchange& ex)
       : setup_(s),
         ex_(ex),
-        grid_(Grid::make(s.dims, s.cells, s.length, ex.ranks(), ex.rank())),
+        grid_(Grid::make(s.dims, s.cells, s.length, ex.ranks(), ex.rank(), s.dealiasing == "phase_shift")),
         fft_(grid_, ex),
         comps_(s.dims == 2 ? 1 : 3),
         work_fields_(s.dims == 2 ? 4 : 6) {
@@ -169,15 +177,22 @@ class SolverImpl final : public Solver {
 
   void step(double dt) override {
     StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
+    // Phase shifts (when on): RK4 shifts stages 2 and 4, whose weights in the step (1/3, 1/6) cancel the
+    // singly aliased errors of stages 3 and 1 (1/3, 1/6); RK3 shifts every other step.
+    const bool shifting = setup_.dealiasing == "phase_shift";
     if (setup_.stepper == "rk3") {
+      const bool shifted = shifting && steps_ % 2 == 1;
       for (int s = 1; s <= 3; ++s) {
-        nonlinear(s == 1 ? u_.data() : x_.data());
-        grid_.dims == 2 ? launch_rk3_stage(s, grid_, rhs2d(), a) : launch_rk3_stage(s, grid_, rhs3d(), a);
+        nonlinear(s == 1 ? u_.data() : x_.data(), shifted);
+        grid_.dims == 2 ? launch_rk3_stage(s, grid_, rhs2d(shifted), a)
+                        : launch_rk3_stage(s, grid_, rhs3d(shifted), a);
       }
     } else {
       for (int s = 1; s <= 4; ++s) {
-        nonlinear(s == 1 ? u_.data() : x_.data());
-        grid_.dims == 2 ? launch_rk4_stage(s, grid_, rhs2d(), a) : launch_rk4_stage(s, grid_, rhs3d(), a);
+        const bool shifted = shifting && s % 2 == 0;
+        nonlinear(s == 1 ? u_.data() : x_.data(), shifted);
+        grid_.dims == 2 ? launch_rk4_stage(s, grid_, rhs2d(shifted), a)
+                        : launch_rk4_stage(s, grid_, rhs3d(shifted), a);
       }
     }
     ++steps_;
@@ -196,7 +211,7 @@ class SolverImpl final : public Solver {
       fft_.backward(w_.data(), p_.data(), 1);
       join(1, p_.data(), w);
     } else {
-      launch_velocity_vorticity_3d(grid_, u_.data(), w_.data(), cs_);
+      launch_velocity_vorticity_3d(grid_, u_.data(), false, w_.data(), cs_);
       fft_.backward(w_.data() + 3 * cs_, p_.data(), 3);
       join(3, p_.data(), w);
     }
@@ -249,19 +264,20 @@ class SolverImpl final : public Solver {
   }
 
  private:
-  Rhs2d<T> rhs2d() const { return {w_.data(), scale()}; }
-  Rhs3d<T> rhs3d() const { return {w_.data(), cs_, scale()}; }
+  Rhs2d<T> rhs2d(bool shifted) const { return {w_.data(), scale(), shifted}; }
+  Rhs3d<T> rhs3d(bool shifted) const { return {w_.data(), cs_, scale(), shifted}; }
   T scale() const { return T(1.0 / double(grid_.total_points())); }
 
-  /// Transform of the nonlinear products of state `s` into w_ (unnormalised; the Rhs functors finish it).
-  void nonlinear(const C* s) {
+  /// Transform of the nonlinear products of state `s` into w_ (unnormalised; the Rhs functors finish it),
+  /// formed on the grid shifted by half a cell when `shifted`.
+  void nonlinear(const C* s, bool shifted) {
     if (grid_.dims == 2) {
-      launch_advection_inputs_2d(grid_, s, w_.data(), cs_);
+      launch_advection_inputs_2d(grid_, s, shifted, w_.data(), cs_);
       fft_.backward(w_.data(), p_.data(), 4);
       launch_advection_2d(grid_, p_.data(), rs_);
       fft_.forward(p_.data(), w_.data(), 1);
     } else {
-      launch_velocity_vorticity_3d(grid_, s, w_.data(), cs_);
+      launch_velocity_vorticity_3d(grid_, s, shifted, w_.data(), cs_);
       fft_.backward(w_.data(), p_.data(), 6);
       launch_cross_3d(grid_, p_.data(), rs_);
       fft_.forward(p_.data(), w_.data(), 3);
@@ -271,7 +287,7 @@ class SolverImpl final : public Solver {
   /// The physical velocity of the state into p_ (dims fields).
   void physical_velocity() {
     if (grid_.dims == 2) {
-      launch_advection_inputs_2d(grid_, u_.data(), w_.data(), cs_);
+      launch_advection_inputs_2d(grid_, u_.data(), false, w_.data(), cs_);
       fft_.backward(w_.data(), p_.data(), 2);
     } else {
       backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(3 * cs_) * sizeof(C));
@@ -306,15 +322,18 @@ double Stats::cfl(double dt, const Real3& dx) const {
   return c * dt;
 }
 
-double cfl_limit(const std::string& stepper) {
+double cfl_limit(const std::string& stepper, const std::string& dealiasing) {
   const double radius = stepper == "rk3" ? std::sqrt(3.0) : 2.0 * std::sqrt(2.0);
-  return radius * 3.0 / (2.0 * M_PI);
+  const double kmax_dx = 2.0 * M_PI * (dealiasing == "phase_shift" ? std::sqrt(2.0) / 3.0 : 1.0 / 3.0);
+  return radius / kmax_dx;
 }
 
 std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchange) {
   if (s.dims != 2 && s.dims != 3) throw InputError("domain.cells: the spectral solver needs 2 or 3 dimensions");
   if (s.stepper != "rk3" && s.stepper != "rk4")
     throw InputError("numerics.time_stepper: '" + s.stepper + "' is not one of rk3, rk4");
+  if (s.dealiasing != "two_thirds" && s.dealiasing != "phase_shift")
+    throw InputError("numerics.dealiasing: '" + s.dealiasing + "' is not one of two_thirds, phase_shift");
   switch (s.precision) {
     case Precision::fp64:
       return std::make_unique<SolverImpl<double>>(s, exchange);

@@ -25,6 +25,7 @@ struct Setup {
   Real3 length{1.0, 1.0, 1.0};            ///< box edges [m]
   Precision precision = Precision::fp64;  ///< storage and arithmetic (fp64 or fp32)
   std::string stepper = "rk4";            ///< rk3 | rk4
+  std::string dealiasing = "two_thirds";  ///< two_thirds | phase_shift (navier_stokes_k.hpp)
   double nu = 0.0;                        ///< kinematic viscosity [m^2/s]
   double hyperviscosity = 0.0;            ///< nu_h [m^(2p)/s] of -nu_h (-lap)^p u
   int hyperviscosity_order = 2;           ///< p
@@ -78,9 +79,9 @@ class Solver {
 /// Build the solver for the setup's precision. The exchange must outlive the solver.
 std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchange);
 
-/// Stability limit of the stepper on the imaginary axis, as a CFL number dt sum_i max|u_i| / dx_i with
-/// 2/3 dealiasing (largest kept wave number (2 pi / 3) / dx): rk3 sqrt(3) * 3 / (2 pi) = 0.83,
-/// rk4 2 sqrt(2) * 3 / (2 pi) = 1.35.
-double cfl_limit(const std::string& stepper);
+/// Stability limit of the stepper on the imaginary axis (radius sqrt(3) for rk3, 2 sqrt(2) for rk4) as a
+/// CFL number dt sum_i max|u_i| / dx_i, for the largest kept wave number (2 pi / 3) / dx (two_thirds:
+/// rk3 0.83, rk4 1.35) or sqrt(2) (2 pi / 3) / dx along an axis (phase_shift: rk3 0.58, rk4 0.95).
+double cfl_limit(const std::string& stepper, const std::string& dealiasing);
 
 }  // namespace eddy::spectral

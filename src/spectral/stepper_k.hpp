@@ -42,7 +42,7 @@ EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs
   const T L = a.lin(md.k2);
   const T e = std::exp(-L * a.h), e2 = std::exp(-L * a.h / T(2));
   Complex<T> n[R::comps];
-  rhs(m, md, n);
+  rhs(m, md, g, n);
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
     const Complex<T> u = a.u[i];
@@ -72,7 +72,7 @@ EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs
   const T L = a.lin(md.k2);
   const T e = std::exp(-L * a.h), e2 = std::exp(-L * a.h / T(2));
   Complex<T> n[R::comps];
-  rhs(m, md, n);
+  rhs(m, md, g, n);
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
     const Complex<T> u = a.u[i];

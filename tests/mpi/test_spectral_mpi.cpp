@@ -163,7 +163,7 @@ Outcome run_case(const spectral::Setup& s, field::SlabExchange& ex, int steps) {
   return o;
 }
 
-void check_agreement(int dims, const std::string& stepper) {
+void check_agreement(int dims, const std::string& stepper, const std::string& dealiasing = "two_thirds") {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm = world();
   parallel::MpiSlabExchange ex(comm);
@@ -175,6 +175,7 @@ void check_agreement(int dims, const std::string& stepper) {
   s.nu = 0.01;
   s.drag = 0.02;
   s.stepper = stepper;
+  s.dealiasing = dealiasing;
   const Outcome d = run_case(s, ex, 10), one = run_case(s, local, 10);
   const spectral::Grid g = spectral::Grid::make(dims, s.cells, s.length, comm.size(), comm.rank());
   const double du = relative_difference(d.velocity, slab_of(one.velocity, g, dims));
@@ -182,8 +183,8 @@ void check_agreement(int dims, const std::string& stepper) {
   const double de = std::fabs(d.stats.kinetic_energy / one.stats.kinetic_energy - 1);
   const double dz = std::fabs(d.stats.enstrophy / one.stats.enstrophy - 1);
   if (comm.root())
-    std::printf("%dD %s on %d rank(s) vs 1: velocity %.2e, vorticity %.2e, energy %.2e, enstrophy %.2e (relative)\n",
-                dims, stepper.c_str(), comm.size(), du, dw, de, dz);
+    std::printf("%dD %s %s on %d rank(s) vs 1: velocity %.2e, vorticity %.2e, energy %.2e, enstrophy %.2e (relative)\n",
+                dims, stepper.c_str(), dealiasing.c_str(), comm.size(), du, dw, de, dz);
   EXPECT_LT(du, 1e-12);
   EXPECT_LT(dw, 1e-12);
   EXPECT_LT(de, 1e-12);
@@ -195,6 +196,8 @@ void check_agreement(int dims, const std::string& stepper) {
 TEST(SpectralMpi, Runs3dAgreeWithOneRankRk4) { check_agreement(3, "rk4"); }
 TEST(SpectralMpi, Runs3dAgreeWithOneRankRk3) { check_agreement(3, "rk3"); }
 TEST(SpectralMpi, Runs2dAgreeWithOneRankRk4) { check_agreement(2, "rk4"); }
+TEST(SpectralMpi, Runs3dAgreeWithOneRankPhaseShift) { check_agreement(3, "rk4", "phase_shift"); }
+TEST(SpectralMpi, Runs2dAgreeWithOneRankRk3PhaseShift) { check_agreement(2, "rk3", "phase_shift"); }
 
 /// The app on this many ranks: the Taylor vortex (velocity gathered for the error) is still exact.
 TEST(SpectralMpi, AppTaylorVortex) {

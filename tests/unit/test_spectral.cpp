@@ -116,6 +116,27 @@ TEST(Spectral, GridSplitsAndWaveNumbers) {
   EXPECT_FALSE(g.kept(0, 10, 0));  // Nyquist along y
 }
 
+TEST(Spectral, SphericalTruncationAndHalfCellShift) {
+  // Phase-shift dealiasing keeps sum (k_i / n_i)^2 <= 2/9: 15 of 32 along an axis (sqrt(2)/3 * 32 = 15.08),
+  // 10 and 10 on a diagonal (10.67 * sqrt(2) = 15.08), no Nyquist mode.
+  const Grid g = Grid::make(3, {32, 32, 32}, {1, 1, 1}, 1, 0, true);
+  EXPECT_TRUE(g.kept(15, 0, 0));
+  EXPECT_FALSE(g.kept(16, 0, 0));
+  EXPECT_TRUE(g.kept(0, -10, 10));
+  EXPECT_FALSE(g.kept(0, -11, 11));
+  EXPECT_TRUE(g.kept(8, 8, -8));  // 3 * 64 / 1024 = 0.1875 <= 0.2222
+  EXPECT_FALSE(g.kept(9, 9, 9));  // 3 * 81 / 1024 = 0.237
+  // exp(i k.delta), delta = half a cell: k = (1, 2, -1) -> pi (1 + 2 - 1) / 32.
+  const Mode<double> md = Mode<double>::at(g, ((32 - 1) * 32 + 2) * 17 + 1);
+  EXPECT_EQ(md.ix, 1);
+  EXPECT_EQ(md.iy, 2);
+  EXPECT_EQ(md.iz, -1);
+  const Complex<double> p = md.shift(g, 1), q = md.shift(g, -1);
+  EXPECT_NEAR(p.re, std::cos(M_PI * 2 / 32), 1e-15);
+  EXPECT_NEAR(p.im, std::sin(M_PI * 2 / 32), 1e-15);
+  EXPECT_NEAR(q.im, -p.im, 1e-15);
+}
+
 eddy::spectral::Setup setup3d(int n, eddy::Precision p = eddy::Precision::fp64) {
   eddy::spectral::Setup s;
   s.dims = 3;
@@ -233,8 +254,9 @@ TEST(Spectral, SetupErrorsAreInputErrors) {
   EXPECT_THROW(eddy::spectral::make_solver(s, ex), eddy::InputError);
   s = setup3d(8, eddy::Precision::fp16);
   EXPECT_THROW(eddy::spectral::make_solver(s, ex), eddy::InputError);
-  EXPECT_NEAR(eddy::spectral::cfl_limit("rk4"), 1.3505, 1e-4);
-  EXPECT_NEAR(eddy::spectral::cfl_limit("rk3"), 0.8270, 1e-4);
+  EXPECT_NEAR(eddy::spectral::cfl_limit("rk4", "two_thirds"), 1.3505, 1e-4);
+  EXPECT_NEAR(eddy::spectral::cfl_limit("rk4", "phase_shift"), 0.9549, 1e-4);
+  EXPECT_NEAR(eddy::spectral::cfl_limit("rk3", "two_thirds"), 0.8270, 1e-4);
 }
 
 }  // namespace
