@@ -68,7 +68,7 @@ if [ "$what" != tgv ]; then
 fi
 
 if [ "$what" = tgv ]; then
-  echo "== Taylor-Green Re 1600, 256^3 FP64 RK4, to t = 20 (configs/tgv3d_spectral.yaml as shipped)"
+  echo "== Taylor-Green Re 1600, 256^3 FP64 RK4 phase shifts, to t = 20 (configs/tgv3d_spectral.yaml as shipped)"
   "$gpu" run "$root/configs/tgv3d_spectral.yaml" --out "$out/tgv256" --quiet
   grep -E "Re 1600|stopped|time in step" "$out/tgv256/run.log"
   cp "$out/tgv256/diagnostics.csv" "$out/tgv256_diagnostics.csv"
