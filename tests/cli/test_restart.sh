@@ -93,6 +93,19 @@ signal_job term_ranks ranks 75
 signal_job usr1 usr1 75
 signal_job term_mpirun mpirun 1
 
+# A rank that dies takes the job down instead of leaving the other waiting.
+mpirun -n 2 "$eddy" run "$cfg" "${base[@]}" --set run.steps=100000000 --out dies >dies.log 2>&1 &
+pid=$!
+sleep 3
+victim=$(pgrep -P $pid | tail -1)
+kill -9 "$victim"
+t0=$(date +%s)
+wait $pid
+code=$?
+dt=$(($(date +%s) - t0))
+if [ $code != 0 ] && [ $dt -le 15 ] && ! pgrep -f "out dies" >/dev/null; then ok
+else bad "a killed rank: mpirun exit $code after ${dt}s"; pkill -9 -f "out dies"; fi
+
 # 4. a flipped byte
 "$eddy" run "$cfg" "${base[@]}" --set run.steps=400 --set output.checkpoint.every=200 --out flip
 victim=flip/checkpoints/ckpt_00000400.h5
