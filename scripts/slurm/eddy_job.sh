@@ -70,8 +70,18 @@ eddy_job() {
   before=$(eddy_job_latest)
   eddy_job_log "segment $segment on ${SLURM_JOB_NODELIST:-?} (${SLURM_NTASKS:-?} tasks): ${launch[*]} $EDDY_BIN run" \
     "${eddy_args[*]} --out $EDDY_OUT ${restart[*]}"
+  # SIGTERM (scancel, or the time limit reached without the USR1 warning): eddy checkpoints and exits 75,
+  # but the chain stops here; the trap lets this script say so instead of dying silently.
+  local terminated=0
+  trap 'terminated=1' TERM
   local rc=0
   "${launch[@]}" "$EDDY_BIN" run "${eddy_args[@]}" --out "$EDDY_OUT" ${restart[@]+"${restart[@]}"} || rc=$?
+  trap - TERM
+  if ((terminated)); then
+    eddy_job_log "segment $segment: SIGTERM (scancel or time limit), eddy exit $rc; not resubmitting." \
+      "To continue: sbatch $EDDY_JOB_SCRIPT $((segment + 1))"
+    return "$rc"
+  fi
 
   case $rc in
     0)

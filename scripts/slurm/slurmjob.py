@@ -179,6 +179,30 @@ def template_values(args, kind, *, job_name, eddy, out, job_script, log, words, 
     }
 
 
+def time_limit_seconds(text):
+    """Slurm's --time formats (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S) in seconds; None if not understood."""
+    m = re.fullmatch(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?", text.strip())
+    if not m:
+        return None
+    d, a, b, c = (int(x) if x else None for x in m.groups())
+    if d is not None:  # D-H[:M[:S]]
+        return ((d * 24 + a) * 60 + (b or 0)) * 60 + (c or 0)
+    if c is not None:  # H:M:S
+        return (a * 60 + b) * 60 + c
+    return a * 60 + (b or 0)  # M or M:S
+
+
+def check_signal_margin(time, margin):
+    """slurmctld sends the USR1 warning at its first 30-s tick once less than margin + 30 s are left (seen
+    with Slurm 22.05: 11 s and 30 s into 1-minute jobs with margin 40, 52-58 s into 2-minute ones), so it
+    can come limit - margin - 30 s after the start. Warn when that is under 15 s: the signal could reach the
+    job before eddy runs, and the job would then run into its limit and end the chain."""
+    limit = time_limit_seconds(time)
+    if margin and limit is not None and limit - margin - 30 < 15:
+        print(f"warning: --time {time} with --signal-margin {margin}: Slurm may signal the job as it starts, "
+              "before eddy can checkpoint; use a longer limit or a smaller margin", file=sys.stderr)
+
+
 def sbatch(script, *extra):
     """Submit a job script; returns the job id."""
     try:

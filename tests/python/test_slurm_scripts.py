@@ -121,6 +121,7 @@ echo "$@" >>"$FAKE_LOG"
 [[ $1 == validate ]] && exit 0
 while (($#)); do [[ $1 == --out ]] && out=$2; shift; done
 if [[ -n ${FAKE_CKPT:-} ]]; then mkdir -p "$out/checkpoints"; echo "$FAKE_CKPT" >"$out/checkpoints/latest"; fi
+[[ -n ${FAKE_TERM:-} ]] && kill -TERM $PPID  # the job script (srun execs this)
 exit "${FAKE_RC:-0}"
 """
 FAKE_SRUN = """#!/bin/bash
@@ -148,11 +149,12 @@ def chain(tmp_path):
                            "--dry-run").stdout)
     logs = {"eddy": tmp_path / "eddy.log", "sbatch": tmp_path / "sbatch.log"}
 
-    def run(segment, rc, ckpt=""):
+    def run(segment, rc, ckpt="", term=False):
         for log in logs.values():
             log.write_text("")
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", SLURM_JOB_ID="17", FAKE_RC=str(rc),
-                   FAKE_CKPT=ckpt, FAKE_LOG=str(logs["eddy"]), FAKE_SBATCH_LOG=str(logs["sbatch"]))
+                   FAKE_CKPT=ckpt, FAKE_LOG=str(logs["eddy"]), FAKE_SBATCH_LOG=str(logs["sbatch"]),
+                   FAKE_TERM="1" if term else "")
         r = subprocess.run(["bash", str(script), str(segment)], capture_output=True, text=True, env=env)
         return r.returncode, r.stdout, logs["eddy"].read_text(), logs["sbatch"].read_text()
 
@@ -187,6 +189,21 @@ def test_chain_stops_without_progress_or_checkpoint_or_at_the_limit(chain):
     assert rc == 75 and sbatch_args == "" and "no progress" in log
     rc, log, _, sbatch_args = chain(2, 75, "ckpt_00000300.h5")  # --max-segments 3
     assert rc == 75 and sbatch_args == "" and "EDDY_MAX_SEGMENTS=3" in log
+
+
+def test_chain_stops_on_sigterm(chain):
+    """scancel or a time limit without the USR1 warning: eddy checkpoints (75) but the chain stops, saying how
+    to continue."""
+    rc, log, _, sbatch_args = chain(0, 75, "ckpt_00000100.h5", term=True)
+    assert rc == 75 and sbatch_args == "" and "SIGTERM" in log and "job.sbatch 1" in log
+
+
+def test_submit_warns_about_a_short_limit(eddy):
+    r = tool("submit", CAVITY, "--time", "1", "--signal-margin", "40", "--eddy", eddy, "--dry-run")
+    assert "may signal the job as it starts" in r.stderr
+    r = tool("submit", CAVITY, "--time", "00:01:00", "--signal-margin", "10", "--eddy", eddy, "--dry-run")
+    assert "warning" not in r.stderr
+    assert slurmjob.time_limit_seconds("1-02:03:04") == 93784 and slurmjob.time_limit_seconds("90") == 5400
 
 
 def test_chain_passes_failures_through(chain):

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A restart chain under a real Slurm (issue 7): a 2-task cavity job with a 1-minute time limit and
-# --signal-margin 40 gets SIGUSR1 before its limit, eddy checkpoints and exits 75, the job resubmits
+# --signal-margin 10 gets SIGUSR1 before its limit, eddy checkpoints and exits 75, the job resubmits
 # itself with --restart auto, and so on until run.steps; the final fields must be bitwise identical
 # (h5diff, no tolerance) to an uninterrupted run, diagnostics.csv must have one row per step, and a
-# finished run must not run again. The run length is calibrated to about 60 s of stepping here, so
+# finished run must not run again. The run length is calibrated to at least 55 s of stepping here, so
 # the chain has at least two segments. Usage: test_restart_chain.sh EDDY_BIN REPO_DIR
 set -euo pipefail
 eddy=$(realpath "${1:?eddy executable}")
@@ -17,14 +17,20 @@ cfg=$repo/configs/cavity2d.yaml
 base=(--set "domain.cells=[64,64]" --set physics.reynolds=100 --set run.end_time=0 --set run.steady.tolerance=0
       --set output.fields.every=0 --set output.diagnostics.every=500 --set validation.reference=none)
 
-# Calibrate: steps per second of 2 ranks here, for about 60 s of stepping.
-srun --mpi=pmix -n 2 "$eddy" run "$cfg" "${base[@]}" --set run.steps=3000 --out calib --quiet
-step_s=$(awk '/time in step:/ {print $4; exit}' calib/run.log)
-steps=$(awk -v s="$step_s" 'BEGIN {n = int(3000 / s * 60 / 100) * 100; print (n < 6000 ? 6000 : n)}')
-echo "calibration: 3000 steps in $step_s s -> run.steps=$steps"
+# Calibrate: the fastest of three short 2-rank runs, scaled to 55 s of stepping. slurmctld sends the
+# signal at its first 30-s tick once less than margin + 30 s are left: 20-50 s into these jobs, so even at
+# that speed the first job cannot finish; a busier machine only makes the chain longer.
+best=
+for i in 1 2 3; do
+  srun --mpi=pmix -n 2 "$eddy" run "$cfg" "${base[@]}" --set run.steps=2000 --out "calib$i" --quiet
+  s=$(awk '/time in step:/ {print $4; exit}' "calib$i/run.log")
+  best=$(awk -v a="${best:-$s}" -v b="$s" 'BEGIN {print (b < a ? b : a)}')
+done
+steps=$(awk -v s="$best" 'BEGIN {n = int(2000 / s * 55 / 100) * 100; print (n < 20000 ? 20000 : n)}')
+echo "calibration: 2000 steps in $best s at best -> run.steps=$steps"
 
 jid=$("$repo/scripts/submit" "$cfg" "${base[@]}" --set run.steps="$steps" --tasks-per-node 2 --time 00:01:00 \
-  --signal-margin 40 --eddy "$eddy" --out "$work/chain")
+  --signal-margin 10 --eddy "$eddy" --out "$work/chain")
 echo "first job: $jid"
 # Follow the chain: each segment writes the id of the job that continues it into slurm/jobid.
 t0=$SECONDS
