@@ -1,8 +1,9 @@
 """`summary OUTDIR...`: one row per run from its diagnostics.csv and run.log, printed and as CSV.
 
-Columns: name (the directory), ranks, steps, final time, the last kinetic energy and max |u|, MLUPS over
-the run, the stop reason (or the error, or `unfinished`), and where run.log has them the Ghia deviations
-(cavity) and the Taylor-Green L2 error. --keys adds values of the resolved config (e.g. the swept ones).
+Columns: name (the directory), ranks, steps, final time, the last kinetic energy and max |u|, million
+cell (LBM) or grid-point (spectral) updates per second over the run, the stop reason (or the error, or
+`unfinished`), and where run.log has them the Ghia deviations (cavity), the 2D Taylor-Green L2 error and
+the 3D Taylor-Green dissipation's largest deviation from the DNS in % of its peak. --keys adds values of the resolved config (e.g. the swept ones).
 Standard library only, so it runs under any python3 (the Slurm sweep collector calls it).
 """
 import os
@@ -11,14 +12,16 @@ from pathlib import Path
 
 from .common import PostError, config_get, output_stem, parse_config, read_csv_columns, report, warn, write_csv
 
-STOPPED = re.compile(r"stopped at step (\d+), t = (\S+) s: (.*?); (\S+) MLUPS over the run")
+STOPPED = re.compile(r"stopped at step (\d+), t = (\S+) s: (.*?); (.*) over the run")
+RATE = re.compile(r"(\S+) MLUPS|\((\S+) million points/s\)")  # LBM; spectral (ms/step, then the rate)
+DNS = re.compile(r"Taylor-Green Re 1600 against .*max \|eps - eps_ref\| = \S+ at t = \S+ s = (\S+)% of the reference")
 GHIA = re.compile(r"max \|u - u_Ghia\| = (\S+) U .*max \|v - v_Ghia\| = (\S+) U")
 TG = re.compile(r"Taylor-Green vortex: relative L2 error .*: (\S+)\s*$")
 RANKS = re.compile(r"\| (\d+) MPI rank")
 ERROR = re.compile(r"^error: (.*)$")
 
 BASE_COLUMNS = ["name", "ranks", "steps", "final_time", "kinetic_energy", "max_velocity", "mlups", "stop_reason"]
-OPTIONAL_COLUMNS = ["ghia_max_du", "ghia_max_dv", "taylor_green_l2"]
+OPTIONAL_COLUMNS = ["ghia_max_du", "ghia_max_dv", "taylor_green_l2", "tgv_max_deps_pct"]
 
 
 def resolved_config(log_text):
@@ -57,8 +60,11 @@ def summarize(run_dir, keys=()):
     cfg = resolved_config(text)
     for line in text.splitlines():
         if m := STOPPED.search(line):  # a restarted run appends segments: the last one counts
-            row["steps"], row["final_time"] = int(m.group(1)), float(m.group(2))
-            row["stop_reason"], row["mlups"] = m.group(3), float(m.group(4))
+            row["steps"], row["final_time"], row["stop_reason"] = int(m.group(1)), float(m.group(2)), m.group(3)
+            if r := RATE.search(m.group(4)):
+                row["mlups"] = float(r.group(1) or r.group(2))
+        elif m := DNS.search(line):
+            row["tgv_max_deps_pct"] = float(m.group(1))
         elif m := GHIA.search(line):
             row["ghia_max_du"], row["ghia_max_dv"] = float(m.group(1)), float(m.group(2))
         elif m := TG.search(line):

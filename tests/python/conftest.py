@@ -56,3 +56,10 @@ def tgv3d_run(eddy, tmp_path_factory):
     """3D Taylor-Green vortex (LBM), 16^3, Re 1600, to t = 1 s with fields every 0.5 s."""
     return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "tgv3d", "tgv3d_lbm.yaml",
                     "domain.cells=[16,16,16]", "run.end_time=1", "output.fields.every=0.5t")
+
+
+@pytest.fixture(scope="session")
+def tgv3d_spectral_run(eddy, tmp_path_factory):
+    """3D Taylor-Green vortex (spectral), 16^3, Re 1600, to t = 1 s: diagnostics with a dissipation column."""
+    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "tgv3d_spectral", "tgv3d_spectral.yaml",
+                    "domain.cells=[16,16,16]", "run.end_time=1")

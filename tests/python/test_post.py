@@ -134,6 +134,19 @@ def test_tgv_from_an_eddy_run(tgv3d_run):
     assert all(np.isfinite(float(x["eddy"])) for x in table)
 
 
+def test_tgv_from_a_spectral_run(tgv3d_spectral_run):
+    """The spectral solver writes `dissipation` (2 nu x enstrophy); up to t = 1 even 16^3 follows the DNS."""
+    r = post("tgv", tgv3d_spectral_run)
+    assert "dissipation column" in r.stdout
+    table = rows(tgv3d_spectral_run / "post" / "tgv_dissipation.csv")
+    assert len(table) == 101
+    assert max(abs(float(x["diff"])) for x in table) < 1e-6  # the reference is 4.7e-4 .. 5.2e-4 here
+    s = post("summary", tgv3d_spectral_run)
+    row = rows(tgv3d_spectral_run / "post" / "summary.csv")[0]
+    assert row["stop_reason"] == "end time reached" and float(row["final_time"]) == pytest.approx(1.0)
+    assert float(row["mlups"]) > 0 and float(row["tgv_max_deps_pct"]) < 0.1, s.stdout
+
+
 def reference_diagnostics(path, every, dissipation):
     """A diagnostics.csv made from the reference itself: kinetic_energy (and dissipation) every `every` rows."""
     with open(REPO / "cases" / "taylor_green" / "tgv_re1600_dissipation.csv") as f:
