@@ -61,42 +61,6 @@ struct FftLayout {
 /// True when this build has an FFT library (FFTW on the CPU, cuFFT on CUDA; not hipFFT on Debian 12).
 bool fft_available();
 
-/// A plan for one kind of batched transform in precision T (float or double).
-template <class T>
-class FftPlan {
- public:
-  /// Create the plan (throws eddy::Error where the build has no FFT library, or the library refuses).
-  FftPlan(FftKind kind, const FftLayout& layout);
-  ~FftPlan();
-  FftPlan(FftPlan&&) noexcept;
-  FftPlan& operator=(FftPlan&&) noexcept;
-  FftPlan(const FftPlan&) = delete;
-  FftPlan& operator=(const FftPlan&) = delete;
-
-  /// r2c plans: real `in` -> complex `out`.
-  void execute(const T* in, Complex<T>* out) const;
-  /// c2r plans: complex `in` (overwritten) -> real `out`.
-  void execute(Complex<T>* in, T* out) const;
-  /// c2c plans: in place.
-  void execute(Complex<T>* data) const;
-
-  /// Device work memory the plan needs during execution, bytes (0 on the CPU).
-  std::size_t work_bytes() const;
-  /// Give the plan its work memory (at least work_bytes(), device memory); it must outlive every
-  /// execution. Plans of one solver may share one area, as they never run concurrently.
-  void set_work_area(void* area);
-  FftKind kind() const { return kind_; }
-
-  struct Impl;
-
- private:
-  FftKind kind_;
-  std::unique_ptr<Impl> impl_;
-};
-
-extern template class FftPlan<float>;
-extern template class FftPlan<double>;
-
 namespace detail {
 
 /// A layout with everything the libraries need spelled out: per-side embedded sizes and distances.
@@ -110,6 +74,51 @@ struct FftShape {
 /// of r2c/c2r holds n_last/2 + 1 points along the fastest dimension.
 FftShape resolve(FftKind kind, const FftLayout& layout);
 
+/// One library's plan (backend/fft_fftw.cpp, fft_cufft.cpp); FftPlan checks the calls and owns it.
+template <class T>
+class LibraryPlan {
+ public:
+  virtual ~LibraryPlan() = default;
+  virtual void r2c(const T* in, Complex<T>* out) = 0;
+  virtual void c2r(Complex<T>* in, T* out) = 0;
+  virtual void c2c(Complex<T>* data, bool forward) = 0;
+  virtual std::size_t work_bytes() const { return 0; }
+  virtual void set_work_area(void* /*area*/) {}
+};
+
+/// The build's library plan for a resolved layout (throws eddy::Error where the build has none).
+template <class T>
+std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout, const FftShape& shape);
+
 }  // namespace detail
+
+/// A plan for one kind of batched transform in precision T (float or double).
+template <class T>
+class FftPlan {
+ public:
+  /// Create the plan (throws eddy::Error where the build has no FFT library, or the library refuses).
+  FftPlan(FftKind kind, const FftLayout& layout);
+
+  /// r2c plans: real `in` -> complex `out`.
+  void execute(const T* in, Complex<T>* out) const;
+  /// c2r plans: complex `in` (overwritten) -> real `out`.
+  void execute(Complex<T>* in, T* out) const;
+  /// c2c plans: in place.
+  void execute(Complex<T>* data) const;
+
+  /// Device work memory the plan needs during execution, bytes (0 on the CPU).
+  std::size_t work_bytes() const { return plan_->work_bytes(); }
+  /// Give the plan its work memory (at least work_bytes(), device memory); it must outlive every
+  /// execution. Plans of one solver may share one area, as they never run concurrently.
+  void set_work_area(void* area) { plan_->set_work_area(area); }
+  FftKind kind() const { return kind_; }
+
+ private:
+  FftKind kind_;
+  std::unique_ptr<detail::LibraryPlan<T>> plan_;
+};
+
+extern template class FftPlan<float>;
+extern template class FftPlan<double>;
 
 }  // namespace eddy::backend

@@ -1,10 +1,12 @@
-// What every FFT implementation shares: checking a layout and spelling it out.
+// What every FFT library shares: checking a layout, and FftPlan itself (the libraries plug in through
+// detail::LibraryPlan: fft_fftw.cpp, fft_cufft.cpp, fft_none.cpp).
 #include <string>
 
 #include "backend/fft.hpp"
 #include "core/error.hpp"
 
-namespace eddy::backend::detail {
+namespace eddy::backend {
+namespace detail {
 
 FftShape resolve(FftKind kind, const FftLayout& l) {
   const std::size_t rank = l.n.size();
@@ -26,4 +28,31 @@ FftShape resolve(FftKind kind, const FftLayout& l) {
   return s;
 }
 
-}  // namespace eddy::backend::detail
+}  // namespace detail
+
+template <class T>
+FftPlan<T>::FftPlan(FftKind kind, const FftLayout& layout)
+    : kind_(kind), plan_(detail::make_library_plan<T>(kind, layout, detail::resolve(kind, layout))) {}
+
+template <class T>
+void FftPlan<T>::execute(const T* in, Complex<T>* out) const {
+  if (kind_ != FftKind::r2c) throw Error("FFT execute: real input given to a plan that is not r2c");
+  plan_->r2c(in, out);
+}
+
+template <class T>
+void FftPlan<T>::execute(Complex<T>* in, T* out) const {
+  if (kind_ != FftKind::c2r) throw Error("FFT execute: real output asked of a plan that is not c2r");
+  plan_->c2r(in, out);
+}
+
+template <class T>
+void FftPlan<T>::execute(Complex<T>* data) const {
+  if (kind_ == FftKind::r2c || kind_ == FftKind::c2r) throw Error("FFT execute: in-place call of an r2c/c2r plan");
+  plan_->c2c(data, kind_ == FftKind::c2c_forward);
+}
+
+template class FftPlan<float>;
+template class FftPlan<double>;
+
+}  // namespace eddy::backend

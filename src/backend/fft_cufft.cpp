@@ -54,105 +54,91 @@ struct Types<float> {
   static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R, c2c = CUFFT_C2C;
 };
 
+template <class T>
+class CufftPlan final : public detail::LibraryPlan<T> {
+  using C = typename Types<T>::complex;
+
+ public:
+  CufftPlan(FftKind kind, const FftLayout& l, const detail::FftShape& s) {
+    long long n[3], in_n[3], out_n[3];
+    for (std::size_t d = 0; d < l.n.size(); ++d) n[d] = l.n[d], in_n[d] = s.in_n[d], out_n[d] = s.out_n[d];
+    const cufftType type =
+        kind == FftKind::r2c ? Types<T>::r2c : kind == FftKind::c2r ? Types<T>::c2r : Types<T>::c2c;
+    check(cufftCreate(&handle_), "create");
+    cufftResult r = cufftSetAutoAllocation(handle_, 0);
+    if (r == CUFFT_SUCCESS)
+      r = cufftMakePlanMany64(handle_, static_cast<int>(l.n.size()), n, in_n, l.stride, s.in_dist, out_n, l.stride,
+                              s.out_dist, type, l.batch, &work_);
+    if (r != CUFFT_SUCCESS) {
+      (void)cufftDestroy(handle_);  // the destructor of a throwing constructor does not run
+      check(r, "plan");
+    }
+  }
+  ~CufftPlan() override { (void)cufftDestroy(handle_); }
+  CufftPlan(const CufftPlan&) = delete;
+  CufftPlan& operator=(const CufftPlan&) = delete;
+
+  void r2c(const T* in, Complex<T>* out) override {
+    ensure_area();
+    auto* o = reinterpret_cast<C*>(out);
+    if constexpr (std::is_same_v<T, double>)
+      check(cufftExecD2Z(handle_, const_cast<double*>(in), o), "D2Z");
+    else
+      check(cufftExecR2C(handle_, const_cast<float*>(in), o), "R2C");
+  }
+  void c2r(Complex<T>* in, T* out) override {
+    ensure_area();
+    auto* i = reinterpret_cast<C*>(in);
+    if constexpr (std::is_same_v<T, double>)
+      check(cufftExecZ2D(handle_, i, out), "Z2D");
+    else
+      check(cufftExecC2R(handle_, i, out), "C2R");
+  }
+  void c2c(Complex<T>* data, bool forward) override {
+    ensure_area();
+    auto* d = reinterpret_cast<C*>(data);
+    const int dir = forward ? CUFFT_FORWARD : CUFFT_INVERSE;
+    if constexpr (std::is_same_v<T, double>)
+      check(cufftExecZ2Z(handle_, d, d, dir), "Z2Z");
+    else
+      check(cufftExecC2C(handle_, d, d, dir), "C2C");
+  }
+  std::size_t work_bytes() const override { return work_; }
+  void set_work_area(void* area) override {
+    if (work_ == 0) return;
+    check(cufftSetWorkArea(handle_, area), "set work area");
+    has_area_ = true;
+    own_area_.resize(0);
+  }
+
+ private:
+  /// Without a caller's area, the plan allocates its own at the first execution.
+  void ensure_area() {
+    if (has_area_ || work_ == 0) return;
+    own_area_.resize(work_);
+    check(cufftSetWorkArea(handle_, own_area_.data()), "set work area");
+    has_area_ = true;
+  }
+  cufftHandle handle_ = 0;
+  std::size_t work_ = 0;
+  bool has_area_ = false;
+  DeviceArray<char> own_area_;
+};
+
 }  // namespace
 
 bool fft_available() { return true; }
 
-template <class T>
-struct FftPlan<T>::Impl {
-  cufftHandle handle = 0;
-  bool created = false;
-  std::size_t work = 0;
-  bool has_area = false;
-  DeviceArray<char> own_area;  // used when the caller gave none
-  ~Impl() {
-    if (created) (void)cufftDestroy(handle);
-  }
-  void ensure_area() {
-    if (has_area || work == 0) return;
-    own_area.resize(work);
-    check(cufftSetWorkArea(handle, own_area.data()), "set work area");
-    has_area = true;
-  }
-};
+namespace detail {
 
 template <class T>
-FftPlan<T>::FftPlan(FftKind kind, const FftLayout& l) : kind_(kind), impl_(std::make_unique<Impl>()) {
-  const detail::FftShape s = detail::resolve(kind, l);
-  const int rank = static_cast<int>(l.n.size());
-  long long n[3], in_n[3], out_n[3];
-  for (int d = 0; d < rank; ++d) {
-    n[d] = l.n[static_cast<std::size_t>(d)];
-    in_n[d] = s.in_n[static_cast<std::size_t>(d)];
-    out_n[d] = s.out_n[static_cast<std::size_t>(d)];
-  }
-  const cufftType type = kind == FftKind::r2c ? Types<T>::r2c : kind == FftKind::c2r ? Types<T>::c2r : Types<T>::c2c;
-  check(cufftCreate(&impl_->handle), "create");
-  impl_->created = true;
-  check(cufftSetAutoAllocation(impl_->handle, 0), "set auto allocation");
-  std::size_t work = 0;
-  check(cufftMakePlanMany64(impl_->handle, rank, n, in_n, l.stride, s.in_dist, out_n, l.stride, s.out_dist, type,
-                            l.batch, &work),
-        "plan");
-  impl_->work = work;
+std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout, const FftShape& shape) {
+  return std::make_unique<CufftPlan<T>>(kind, layout, shape);
 }
 
-template <class T>
-FftPlan<T>::~FftPlan() = default;
-template <class T>
-FftPlan<T>::FftPlan(FftPlan&&) noexcept = default;
-template <class T>
-FftPlan<T>& FftPlan<T>::operator=(FftPlan&&) noexcept = default;
+template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&, const FftShape&);
+template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&, const FftShape&);
 
-template <class T>
-void FftPlan<T>::execute(const T* in, Complex<T>* out) const {
-  if (kind_ != FftKind::r2c) throw Error("FFT execute: real input given to a plan that is not r2c");
-  impl_->ensure_area();
-  auto* o = reinterpret_cast<typename Types<T>::complex*>(out);
-  if constexpr (std::is_same_v<T, double>)
-    check(cufftExecD2Z(impl_->handle, const_cast<double*>(in), o), "D2Z");
-  else
-    check(cufftExecR2C(impl_->handle, const_cast<float*>(in), o), "R2C");
-}
-
-template <class T>
-void FftPlan<T>::execute(Complex<T>* in, T* out) const {
-  if (kind_ != FftKind::c2r) throw Error("FFT execute: real output asked of a plan that is not c2r");
-  impl_->ensure_area();
-  auto* i = reinterpret_cast<typename Types<T>::complex*>(in);
-  if constexpr (std::is_same_v<T, double>)
-    check(cufftExecZ2D(impl_->handle, i, out), "Z2D");
-  else
-    check(cufftExecC2R(impl_->handle, i, out), "C2R");
-}
-
-template <class T>
-void FftPlan<T>::execute(Complex<T>* data) const {
-  if (kind_ == FftKind::r2c || kind_ == FftKind::c2r) throw Error("FFT execute: in-place call of an r2c/c2r plan");
-  impl_->ensure_area();
-  auto* d = reinterpret_cast<typename Types<T>::complex*>(data);
-  const int dir = kind_ == FftKind::c2c_forward ? CUFFT_FORWARD : CUFFT_INVERSE;
-  if constexpr (std::is_same_v<T, double>)
-    check(cufftExecZ2Z(impl_->handle, d, d, dir), "Z2Z");
-  else
-    check(cufftExecC2C(impl_->handle, d, d, dir), "C2C");
-}
-
-template <class T>
-std::size_t FftPlan<T>::work_bytes() const {
-  return impl_->work;
-}
-
-template <class T>
-void FftPlan<T>::set_work_area(void* area) {
-  if (impl_->work == 0) return;
-  check(cufftSetWorkArea(impl_->handle, area), "set work area");
-  impl_->has_area = true;
-  impl_->own_area.resize(0);
-}
-
-template class FftPlan<float>;
-template class FftPlan<double>;
-
+}  // namespace detail
 }  // namespace eddy::backend
 #endif

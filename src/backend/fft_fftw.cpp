@@ -15,78 +15,40 @@
 namespace eddy::backend {
 namespace {
 
-/// The FFTW API of one precision.
+/// The FFTW API of one precision: FFTW names it by prefix (fftw_, fftwf_), hence the macro.
 template <class T>
 struct Fftw;
 
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  using complex = fftw_complex;
-  static void* malloc(std::size_t b) { return fftw_malloc(b); }
-  static void free(void* p) { fftw_free(p); }
-  static void destroy(plan p) { fftw_destroy_plan(p); }
-  static int alignment_of(const void* p) { return fftw_alignment_of(static_cast<double*>(const_cast<void*>(p))); }
-  static void threads(int n) {
 #if defined(EDDY_FFTW_THREADS)
-    static std::once_flag once;
-    std::call_once(once, [] { fftw_init_threads(); });
-    fftw_plan_with_nthreads(n);
+#define EDDY_FFTW_THREADS_INIT(P) \
+  static std::once_flag once;     \
+  std::call_once(once, [] { P##init_threads(); }); \
+  P##plan_with_nthreads(n);
 #else
-    (void)n;
+#define EDDY_FFTW_THREADS_INIT(P) (void)n;
 #endif
-  }
-  static plan r2c(int rank, const int* n, int howmany, double* in, const int* inembed, int stride, int idist,
-                  complex* out, const int* onembed, int odist, unsigned flags) {
-    return fftw_plan_many_dft_r2c(rank, n, howmany, in, inembed, stride, idist, out, onembed, stride, odist, flags);
-  }
-  static plan c2r(int rank, const int* n, int howmany, complex* in, const int* inembed, int stride, int idist,
-                  double* out, const int* onembed, int odist, unsigned flags) {
-    return fftw_plan_many_dft_c2r(rank, n, howmany, in, inembed, stride, idist, out, onembed, stride, odist, flags);
-  }
-  static plan c2c(int rank, const int* n, int howmany, complex* in, const int* inembed, int stride, int idist,
-                  complex* out, const int* onembed, int odist, int sign, unsigned flags) {
-    return fftw_plan_many_dft(rank, n, howmany, in, inembed, stride, idist, out, onembed, stride, odist, sign, flags);
-  }
-  static void run_r2c(plan p, double* in, complex* out) { fftw_execute_dft_r2c(p, in, out); }
-  static void run_c2r(plan p, complex* in, double* out) { fftw_execute_dft_c2r(p, in, out); }
-  static void run_c2c(plan p, complex* in, complex* out) { fftw_execute_dft(p, in, out); }
-};
 
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  using complex = fftwf_complex;
-  static void* malloc(std::size_t b) { return fftwf_malloc(b); }
-  static void free(void* p) { fftwf_free(p); }
-  static void destroy(plan p) { fftwf_destroy_plan(p); }
-  static int alignment_of(const void* p) { return fftwf_alignment_of(static_cast<float*>(const_cast<void*>(p))); }
-  static void threads(int n) {
-#if defined(EDDY_FFTW_THREADS)
-    static std::once_flag once;
-    std::call_once(once, [] { fftwf_init_threads(); });
-    fftwf_plan_with_nthreads(n);
-#else
-    (void)n;
-#endif
-  }
-  static plan r2c(int rank, const int* n, int howmany, float* in, const int* inembed, int stride, int idist,
-                  complex* out, const int* onembed, int odist, unsigned flags) {
-    return fftwf_plan_many_dft_r2c(rank, n, howmany, in, inembed, stride, idist, out, onembed, stride, odist, flags);
-  }
-  static plan c2r(int rank, const int* n, int howmany, complex* in, const int* inembed, int stride, int idist,
-                  float* out, const int* onembed, int odist, unsigned flags) {
-    return fftwf_plan_many_dft_c2r(rank, n, howmany, in, inembed, stride, idist, out, onembed, stride, odist, flags);
-  }
-  static plan c2c(int rank, const int* n, int howmany, complex* in, const int* inembed, int stride, int idist,
-                  complex* out, const int* onembed, int odist, int sign, unsigned flags) {
-    return fftwf_plan_many_dft(rank, n, howmany, in, inembed, stride, idist, out, onembed, stride, odist, sign,
-                               flags);
-  }
-  static void run_r2c(plan p, float* in, complex* out) { fftwf_execute_dft_r2c(p, in, out); }
-  static void run_c2r(plan p, complex* in, float* out) { fftwf_execute_dft_c2r(p, in, out); }
-  static void run_c2c(plan p, complex* in, complex* out) { fftwf_execute_dft(p, in, out); }
-};
+#define EDDY_FFTW_API(T, P)                                                                                  \
+  template <>                                                                                                \
+  struct Fftw<T> {                                                                                           \
+    using plan = P##plan;                                                                                    \
+    using complex = P##complex;                                                                              \
+    static void* malloc(std::size_t b) { return P##malloc(b); }                                              \
+    static void free(void* p) { P##free(p); }                                                                \
+    static void destroy(plan p) { P##destroy_plan(p); }                                                     \
+    static int alignment_of(const void* p) { return P##alignment_of(static_cast<T*>(const_cast<void*>(p))); } \
+    static void threads(int n) { EDDY_FFTW_THREADS_INIT(P) }                                                 \
+    static constexpr auto plan_r2c = &P##plan_many_dft_r2c;                                                  \
+    static constexpr auto plan_c2r = &P##plan_many_dft_c2r;                                                  \
+    static constexpr auto plan_c2c = &P##plan_many_dft;                                                      \
+    static constexpr auto run_r2c = &P##execute_dft_r2c;                                                     \
+    static constexpr auto run_c2r = &P##execute_dft_c2r;                                                     \
+    static constexpr auto run_c2c = &P##execute_dft;                                                         \
+  };
+EDDY_FFTW_API(double, fftw_)
+EDDY_FFTW_API(float, fftwf_)
+#undef EDDY_FFTW_API
+#undef EDDY_FFTW_THREADS_INIT
 
 int to_int(index_t v) {
   if (v > 2147483647) throw Error("FFT plan: size " + std::to_string(v) + " exceeds FFTW's int interface");
@@ -99,103 +61,79 @@ void check_aligned(int alignment, const char* what) {
                 " array is not 16-byte aligned (allocate with DeviceArray; offsets must be multiples of 16 elements)");
 }
 
+template <class T>
+class FftwPlan final : public detail::LibraryPlan<T> {
+  using F = Fftw<T>;
+  using C = typename F::complex;
+
+ public:
+  FftwPlan(FftKind kind, const FftLayout& l, const detail::FftShape& s) {
+    const int rank = static_cast<int>(l.n.size());
+    int n[3], in_n[3], out_n[3];
+    for (std::size_t d = 0; d < l.n.size(); ++d)
+      n[d] = to_int(l.n[d]), in_n[d] = to_int(s.in_n[d]), out_n[d] = to_int(s.out_n[d]);
+    const int howmany = to_int(l.batch), stride = to_int(l.stride);
+    const int idist = to_int(s.in_dist), odist = to_int(s.out_dist);
+    // Planning buffers: FFTW_ESTIMATE does not touch them, but records their alignment and whether the
+    // transform is in place (c2c plans are, r2c and c2r are not).
+    const bool in_place = kind == FftKind::c2c_forward || kind == FftKind::c2c_backward;
+    void* in = F::malloc(static_cast<std::size_t>(s.in_points) * (kind == FftKind::r2c ? sizeof(T) : sizeof(C)));
+    void* out =
+        in_place ? in : F::malloc(static_cast<std::size_t>(s.out_points) * (kind == FftKind::c2r ? sizeof(T) : sizeof(C)));
+    F::threads(omp_get_max_threads());
+    const unsigned flags = FFTW_ESTIMATE;
+    if (kind == FftKind::r2c)
+      plan_ = F::plan_r2c(rank, n, howmany, static_cast<T*>(in), in_n, stride, idist, static_cast<C*>(out), out_n,
+                          stride, odist, flags);
+    else if (kind == FftKind::c2r)
+      plan_ = F::plan_c2r(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<T*>(out), out_n,
+                          stride, odist, flags);
+    else
+      plan_ = F::plan_c2c(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<C*>(out), out_n,
+                          stride, odist, kind == FftKind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+    if (out != in) F::free(out);
+    F::free(in);
+    if (!plan_) throw Error("FFT plan: FFTW could not plan this transform");
+  }
+  ~FftwPlan() override { F::destroy(plan_); }
+  FftwPlan(const FftwPlan&) = delete;
+  FftwPlan& operator=(const FftwPlan&) = delete;
+
+  void r2c(const T* in, Complex<T>* out) override {
+    aligned(in, out);
+    F::run_r2c(plan_, const_cast<T*>(in), reinterpret_cast<C*>(out));
+  }
+  void c2r(Complex<T>* in, T* out) override {
+    aligned(in, out);
+    F::run_c2r(plan_, reinterpret_cast<C*>(in), out);
+  }
+  void c2c(Complex<T>* data, bool) override {
+    aligned(data, data);
+    F::run_c2c(plan_, reinterpret_cast<C*>(data), reinterpret_cast<C*>(data));
+  }
+
+ private:
+  static void aligned(const void* in, const void* out) {
+    check_aligned(F::alignment_of(in), "input");
+    check_aligned(F::alignment_of(out), "output");
+  }
+  typename F::plan plan_ = nullptr;
+};
+
 }  // namespace
 
 bool fft_available() { return true; }
 
-template <class T>
-struct FftPlan<T>::Impl {
-  typename Fftw<T>::plan plan = nullptr;
-  ~Impl() {
-    if (plan) Fftw<T>::destroy(plan);
-  }
-};
+namespace detail {
 
 template <class T>
-FftPlan<T>::FftPlan(FftKind kind, const FftLayout& l) : kind_(kind), impl_(std::make_unique<Impl>()) {
-  using F = Fftw<T>;
-  using C = typename F::complex;
-  const detail::FftShape s = detail::resolve(kind, l);
-  const int rank = static_cast<int>(l.n.size());
-  int n[3], in_n[3], out_n[3];
-  for (int d = 0; d < rank; ++d) {
-    n[d] = to_int(l.n[static_cast<std::size_t>(d)]);
-    in_n[d] = to_int(s.in_n[static_cast<std::size_t>(d)]);
-    out_n[d] = to_int(s.out_n[static_cast<std::size_t>(d)]);
-  }
-  const int howmany = to_int(l.batch), stride = to_int(l.stride);
-  const int idist = to_int(s.in_dist), odist = to_int(s.out_dist);
-  const bool real_in = kind == FftKind::r2c, real_out = kind == FftKind::c2r;
-  // Planning buffers (FFTW_ESTIMATE does not touch them, but records their alignment and whether the
-  // transform is in place); c2c plans are in place.
-  const std::size_t in_bytes = static_cast<std::size_t>(s.in_points) * (real_in ? sizeof(T) : sizeof(C));
-  const std::size_t out_bytes = static_cast<std::size_t>(s.out_points) * (real_out ? sizeof(T) : sizeof(C));
-  const bool in_place = kind == FftKind::c2c_forward || kind == FftKind::c2c_backward;
-  void* in = F::malloc(in_bytes);
-  void* out = in_place ? in : F::malloc(out_bytes);
-  F::threads(omp_get_max_threads());
-  const unsigned flags = FFTW_ESTIMATE;
-  switch (kind) {
-    case FftKind::r2c:
-      impl_->plan = F::r2c(rank, n, howmany, static_cast<T*>(in), in_n, stride, idist, static_cast<C*>(out), out_n,
-                           odist, flags);
-      break;
-    case FftKind::c2r:
-      impl_->plan = F::c2r(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<T*>(out), out_n,
-                           odist, flags);
-      break;
-    default:
-      impl_->plan = F::c2c(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<C*>(out), out_n,
-                           odist, kind == FftKind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
-  }
-  if (out != in) F::free(out);
-  F::free(in);
-  if (!impl_->plan) throw Error("FFT plan: FFTW could not plan this transform");
+std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout, const FftShape& shape) {
+  return std::make_unique<FftwPlan<T>>(kind, layout, shape);
 }
 
-template <class T>
-FftPlan<T>::~FftPlan() = default;
-template <class T>
-FftPlan<T>::FftPlan(FftPlan&&) noexcept = default;
-template <class T>
-FftPlan<T>& FftPlan<T>::operator=(FftPlan&&) noexcept = default;
+template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&, const FftShape&);
+template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&, const FftShape&);
 
-template <class T>
-void FftPlan<T>::execute(const T* in, Complex<T>* out) const {
-  using F = Fftw<T>;
-  if (kind_ != FftKind::r2c) throw Error("FFT execute: real input given to a plan that is not r2c");
-  check_aligned(F::alignment_of(in), "input");
-  check_aligned(F::alignment_of(out), "output");
-  F::run_r2c(impl_->plan, const_cast<T*>(in), reinterpret_cast<typename F::complex*>(out));
-}
-
-template <class T>
-void FftPlan<T>::execute(Complex<T>* in, T* out) const {
-  using F = Fftw<T>;
-  if (kind_ != FftKind::c2r) throw Error("FFT execute: real output asked of a plan that is not c2r");
-  check_aligned(F::alignment_of(in), "input");
-  check_aligned(F::alignment_of(out), "output");
-  F::run_c2r(impl_->plan, reinterpret_cast<typename F::complex*>(in), out);
-}
-
-template <class T>
-void FftPlan<T>::execute(Complex<T>* data) const {
-  using F = Fftw<T>;
-  if (kind_ == FftKind::r2c || kind_ == FftKind::c2r) throw Error("FFT execute: in-place call of an r2c/c2r plan");
-  check_aligned(F::alignment_of(data), "data");
-  auto* c = reinterpret_cast<typename F::complex*>(data);
-  F::run_c2c(impl_->plan, c, c);
-}
-
-template <class T>
-std::size_t FftPlan<T>::work_bytes() const {
-  return 0;
-}
-template <class T>
-void FftPlan<T>::set_work_area(void*) {}
-
-template class FftPlan<float>;
-template class FftPlan<double>;
-
+}  // namespace detail
 }  // namespace eddy::backend
 #endif

@@ -9,12 +9,10 @@ namespace eddy::backend {
 
 bool fft_available() { return false; }
 
-template <class T>
-struct FftPlan<T>::Impl {};
+namespace detail {
 
 template <class T>
-FftPlan<T>::FftPlan(FftKind kind, const FftLayout& l) : kind_(kind) {
-  (void)detail::resolve(kind, l);
+std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind, const FftLayout&, const FftShape&) {
 #if defined(EDDY_BACKEND_HIP)
   throw Error("spectral solver needs hipFFT, not available in this build");
 #else
@@ -22,27 +20,9 @@ FftPlan<T>::FftPlan(FftKind kind, const FftLayout& l) : kind_(kind) {
 #endif
 }
 
-template <class T>
-FftPlan<T>::~FftPlan() = default;
-template <class T>
-FftPlan<T>::FftPlan(FftPlan&&) noexcept = default;
-template <class T>
-FftPlan<T>& FftPlan<T>::operator=(FftPlan&&) noexcept = default;
-template <class T>
-void FftPlan<T>::execute(const T*, Complex<T>*) const {}
-template <class T>
-void FftPlan<T>::execute(Complex<T>*, T*) const {}
-template <class T>
-void FftPlan<T>::execute(Complex<T>*) const {}
-template <class T>
-std::size_t FftPlan<T>::work_bytes() const {
-  return 0;
-}
-template <class T>
-void FftPlan<T>::set_work_area(void*) {}
+template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&, const FftShape&);
+template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&, const FftShape&);
 
-template class FftPlan<float>;
-template class FftPlan<double>;
-
+}  // namespace detail
 }  // namespace eddy::backend
 #endif

@@ -35,32 +35,43 @@ struct StageArgs {
   Linear<T> lin;
 };
 
+/// What a stage needs at one mode: the mode, L(k), the factors E = exp(-L h) and E2 = exp(-L h / 2), and
+/// the nonlinear term of the stage value (R::comps components).
+template <class T, int D>
+struct StagePoint {
+  Mode<T> md;
+  T L, e, e2;
+  Complex<T> n[D];
+};
+
+template <class T, class R>
+EDDY_HD EDDY_INLINE StagePoint<T, R::comps> stage_point(index_t m, const Grid& g, const R& rhs,
+                                                        const StageArgs<T>& a) {
+  StagePoint<T, R::comps> p;
+  p.md = Mode<T>::at(g, m);
+  p.L = a.lin(p.md.k2);
+  p.e = std::exp(-p.L * a.h);
+  p.e2 = std::exp(-p.L * a.h / T(2));
+  rhs(m, p.md, g, p.n);
+  return p;
+}
+
 /// Stage s (1..4) of RK4 at local mode m, given the nonlinear term of the current stage value.
 template <class T, class R>
 EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a) {
-  const Mode<T> md = Mode<T>::at(g, m);
-  const T L = a.lin(md.k2);
-  const T e = std::exp(-L * a.h), e2 = std::exp(-L * a.h / T(2));
-  Complex<T> n[R::comps];
-  rhs(m, md, g, n);
+  const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
+  const T h = a.h;
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
-    const Complex<T> u = a.u[i];
-    switch (s) {
-      case 1:
-        a.acc[i] = e * n[d];
-        a.x[i] = e2 * (u + (a.h / T(2)) * n[d]);
-        break;
-      case 2:
-        a.acc[i] = a.acc[i] + (T(2) * e2) * n[d];
-        a.x[i] = e2 * u + (a.h / T(2)) * n[d];
-        break;
-      case 3:
-        a.acc[i] = a.acc[i] + (T(2) * e2) * n[d];
-        a.x[i] = e * u + (a.h * e2) * n[d];
-        break;
-      default:
-        a.u[i] = e * u + (a.h / T(6)) * (a.acc[i] + n[d]);
+    const Complex<T> u = a.u[i], n = p.n[d];
+    if (s == 1) {
+      a.acc[i] = p.e * n;
+      a.x[i] = p.e2 * (u + (h / T(2)) * n);
+    } else if (s == 4) {
+      a.u[i] = p.e * u + (h / T(6)) * (a.acc[i] + n);
+    } else {
+      a.acc[i] = a.acc[i] + (T(2) * p.e2) * n;
+      a.x[i] = s == 2 ? p.e2 * u + (h / T(2)) * n : p.e * u + (h * p.e2) * n;
     }
   }
 }
@@ -68,27 +79,20 @@ EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs
 /// Stage s (1..3) of SSP-RK3 at local mode m.
 template <class T, class R>
 EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a) {
-  const Mode<T> md = Mode<T>::at(g, m);
-  const T L = a.lin(md.k2);
-  const T e = std::exp(-L * a.h), e2 = std::exp(-L * a.h / T(2));
-  Complex<T> n[R::comps];
-  rhs(m, md, g, n);
+  const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
+  const T h = a.h;
+  // Masked modes have n = 0: exp(+L h / 2) is kept away from them (inf * 0).
+  const T grow = s == 2 && p.md.kept ? std::exp(p.L * h / T(2)) : T(0);
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
-    const Complex<T> u = a.u[i];
-    switch (s) {
-      case 1:
-        a.acc[i] = n[d];
-        a.x[i] = e * (u + a.h * n[d]);
-        break;
-      case 2: {
-        // masked modes have n = 0: keep exp(+L h / 2) away from them (inf * 0)
-        const Complex<T> n2 = md.kept ? std::exp(L * a.h / T(2)) * n[d] : Complex<T>{T(0), T(0)};
-        a.x[i] = e2 * u + (a.h / T(4)) * (e2 * a.acc[i] + n2);
-        break;
-      }
-      default:
-        a.u[i] = (e / T(3)) * u + (T(2) / T(3) * e2) * (a.x[i] + a.h * n[d]);
+    const Complex<T> u = a.u[i], n = p.n[d];
+    if (s == 1) {
+      a.acc[i] = n;
+      a.x[i] = p.e * (u + h * n);
+    } else if (s == 2) {
+      a.x[i] = p.e2 * u + (h / T(4)) * (p.e2 * a.acc[i] + grow * n);
+    } else {
+      a.u[i] = (p.e / T(3)) * u + (T(2) / T(3) * p.e2) * (a.x[i] + h * n);
     }
   }
 }
