@@ -7,6 +7,7 @@
 #include "app/bench.hpp"
 #include "app/run.hpp"
 #include "app/stop.hpp"
+#include "app/validation.hpp"
 #include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -136,15 +137,20 @@ int main_entry(int argc, char** argv) {
       if (comm.root()) std::cout << "eddy " EDDY_VERSION " (" << backend::name() << ")\n";
       return exit_ok;
     }
+    if (a.verb == "validate") {  // no device needed: works on a login node
+      const config::RunSpec spec = config::load_file(a.config, a.sets);
+      if (spec.validation.reference == "ghia1982")
+        read_ghia(spec.validation.file.empty() ? default_ghia_file() : spec.validation.file, spec.physics.reynolds);
+      log::info(a.config + ": valid");
+      return exit_ok;
+    }
     backend::initialize(comm.node_local_rank());
     if (a.verb == "info") {
       info(comm);
       return exit_ok;
     }
     const config::RunSpec spec = config::load_file(a.config, a.sets);
-    if (a.verb == "validate") {
-      log::info(a.config + ": valid");
-    } else if (a.verb == "run") {
+    if (a.verb == "run") {
       if (run(spec, RunOptions{a.out, a.quiet, a.restart}, comm).interrupted) code = exit_interrupted;
     } else if (a.verb == "bench") {
       bench(spec, BenchOptions{a.steps, a.repeats, a.json}, comm);

@@ -45,6 +45,8 @@ void check_restart_matches(const io::CheckpointMeta& ckpt, const io::CheckpointM
 
 RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
   const LbmCase c = make_lbm_case(spec, comm);
+  if (spec.validation.reference == "ghia1982")
+    read_ghia(spec.validation.file.empty() ? default_ghia_file() : spec.validation.file, spec.physics.reynolds);
   const io::CheckpointMeta meta_now{"lbm", c.setup.lattice, spec.numerics.precision,
                                     std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()), 0, 0.0,
                                     spec.resolved_yaml};

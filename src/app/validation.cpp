@@ -80,8 +80,7 @@ std::string default_ghia_file() {
   return std::string(EDDY_SOURCE_DIR) + "/cases/lid_driven_cavity/ghia1982_re100_400_1000.csv";
 }
 
-GhiaComparison compare_ghia(const std::vector<double>& u_over_U, index_t nx, index_t ny, double re,
-                            const std::string& file) {
+GhiaComparison read_ghia(const std::string& file, double re) {
   std::ifstream in(file);
   if (!in) throw InputError(file + ": cannot read the Ghia reference table (validation.file)");
   GhiaComparison g;
@@ -103,7 +102,13 @@ GhiaComparison compare_ghia(const std::vector<double>& u_over_U, index_t nx, ind
   }
   if (g.u_vs_y.coord.empty() || g.v_vs_x.coord.empty())
     throw InputError(file + ": no Ghia et al. data for Re = " + std::to_string(re) +
-                     " (physics.reynolds); the table has Re 100, 400 and 1000");
+                     " (physics.reynolds with validation.reference: ghia1982); the table has Re 100, 400 and 1000");
+  return g;
+}
+
+GhiaComparison compare_ghia(const std::vector<double>& u_over_U, index_t nx, index_t ny, double re,
+                            const std::string& file) {
+  GhiaComparison g = read_ghia(file, re);
   std::vector<double> s, v;
   centreline(u_over_U, nx, ny, 0, true, 0.0, 1.0, s, v);  // u(y): lid moves at U along x at y = 1
   compare(g.u_vs_y, s, v, re, false);

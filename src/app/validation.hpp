@@ -30,6 +30,10 @@ struct GhiaComparison {
 GhiaComparison compare_ghia(const std::vector<double>& u_over_U, index_t nx, index_t ny, double re,
                             const std::string& file);
 
+/// The Ghia table's points for Re (values not compared yet); InputError naming the file when it lacks
+/// that Re. Runs call it before computing, so a bad choice fails at once.
+GhiaComparison read_ghia(const std::string& file, double re);
+
 /// Text table of the comparison (what `eddy run` prints).
 std::string format(const GhiaComparison& g);
 
