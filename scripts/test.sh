@@ -20,7 +20,7 @@ if command -v clang++-14 >/dev/null 2>&1; then
   cmake --build "$root/build/ci-fuzz"
   corpus=$(mktemp -d)
   "$root/build/ci-fuzz/fuzz_config" -max_total_time="${EDDY_FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$root/build/ci-fuzz/" "$corpus" "$root/configs" "$root/configs/bench" 2>&1 | tail -3
+    -artifact_prefix="$root/build/ci-fuzz/" "$corpus" "$root/configs" "$root/configs/bench" "$root/tests/fuzz/regressions" 2>&1 | tail -3
   rm -rf "$corpus"
 fi
 

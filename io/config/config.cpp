@@ -677,7 +677,8 @@ void check_line_structure(const std::string& text, const std::string& file_name)
     }
     std::size_t k = first;
     if (depth == 0) {
-      while (k + 1 < line.size() && line[k] == '-' && (line[k + 1] == ' ' || line[k + 1] == '\t'))
+      while (k != std::string::npos && k + 1 < line.size() && line[k] == '-' &&
+             (line[k + 1] == ' ' || line[k + 1] == '\t'))
         k = line.find_first_not_of(" \t", k + 1);  // block sequence items "- - x"
       if (k == std::string::npos || (k + 1 == line.size() && line[k] == '-')) continue;
       const char c0 = line[k];
