@@ -28,8 +28,10 @@ struct TgvReference {
       std::istringstream s(line);
       double v[4];
       if (!(s >> v[0] >> v[1] >> v[2] >> v[3]))
-        throw InputError(file + ": expected 't,kinetic_energy,dissipation,enstrophy' rows, got '" + line + "'");
-      r.t.push_back(v[0]), r.energy.push_back(v[1]), r.dissipation.push_back(v[2]), r.enstrophy.push_back(v[3]);
+        throw InputError(file + ": expected 't,kinetic_energy,dissipation,enstrophy' rows, got '" + line +
+                         "'");
+      r.t.push_back(v[0]), r.energy.push_back(v[1]), r.dissipation.push_back(v[2]),
+          r.enstrophy.push_back(v[3]);
     }
     if (r.t.size() < 2) throw InputError(file + ": no data rows");
     return r;
@@ -47,16 +49,17 @@ struct TgvReference {
 
 /// eddy's dissipation 2 nu <|omega|^2>/2 over time against the reference -dE/dt.
 struct TgvComparison {
-  double max_deviation = 0.0;     ///< max over eddy's times <= the table's end of |eps - eps_ref|
-  double at_time = 0.0;           ///< where it occurs
-  double reference_peak = 0.0;    ///< max eps_ref over the compared time span
+  double max_deviation = 0.0;   ///< max over eddy's times <= the table's end of |eps - eps_ref|
+  double at_time = 0.0;         ///< where it occurs
+  double reference_peak = 0.0;  ///< max eps_ref over the compared time span
   double reference_peak_time = 0.0;
-  double peak = 0.0;              ///< eddy's max eps and its time
+  double peak = 0.0;  ///< eddy's max eps and its time
   double peak_time = 0.0;
   double max_energy_deviation = 0.0;  ///< max |E - E_ref|
-  double max_enstrophy_deviation = 0.0;  ///< max |eps - 2 nu Z_ref| (the reference's enstrophy, exact at t = 0;
-                                         ///< its -dE/dt column is a difference quotient, off by 7e-9 there)
-  std::size_t points = 0;         ///< eddy's samples compared
+  double max_enstrophy_deviation =
+      0.0;                 ///< max |eps - 2 nu Z_ref| (the reference's enstrophy, exact at t = 0;
+                           ///< its -dE/dt column is a difference quotient, off by 7e-9 there)
+  std::size_t points = 0;  ///< eddy's samples compared
   /// The figure of merit: max deviation relative to the reference peak.
   double relative() const { return reference_peak > 0 ? max_deviation / reference_peak : 0.0; }
 };
@@ -77,7 +80,8 @@ inline TgvComparison compare_tgv(const std::vector<double>& t, const std::vector
   }
   const double t_end = c.points ? t[c.points - 1] : 0.0;
   for (std::size_t k = 0; k < ref.t.size() && ref.t[k] <= t_end + 1e-9; ++k)
-    if (ref.dissipation[k] > c.reference_peak) c.reference_peak = ref.dissipation[k], c.reference_peak_time = ref.t[k];
+    if (ref.dissipation[k] > c.reference_peak)
+      c.reference_peak = ref.dissipation[k], c.reference_peak_time = ref.t[k];
   return c;
 }
 

@@ -6,12 +6,12 @@
 #include "app/output.hpp"
 #include "app/run.hpp"
 #include "app/stop.hpp"
-#include "io/hdf5/checkpoint.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
 #include "cases/taylor_green/tgv_reference.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "io/hdf5/checkpoint.hpp"
 #include "parallel/decomposition.hpp"
 #include "parallel/transpose.hpp"
 #include "sim/simulation.hpp"
@@ -42,38 +42,42 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
     s.length[k] = spec.domain.length[k];
     c.dx[k] = s.length[k] / static_cast<double>(s.cells[k]);
     if (s.cells[k] < 2)
-      throw InputError(cat("domain.cells[", d, "]: the spectral solver needs at least 2 points per direction, got ",
-                           s.cells[k]));
+      throw InputError(cat("domain.cells[", d,
+                           "]: the spectral solver needs at least 2 points per direction, got ", s.cells[k]));
   }
   if (s.dims == 2) s.cells[2] = 1;
   // Slabs: planes of the slowest direction (z in 3D, y in 2D) in physical space; in wave-number space
   // rows of ky (3D) or kx = 0..nx/2 (2D). Uneven splits are fine; every rank needs one of each.
   const std::vector<long> slab_ranks = s.dims == 3 ? std::vector<long>{1, 1, P} : std::vector<long>{1, P};
   if (!spec.parallel.ranks.empty() && spec.parallel.ranks != slab_ranks)
-    throw InputError(cat("parallel.ranks: the spectral solver decomposes into slabs along ", s.dims == 3 ? "z" : "y",
-                         ", so with ", P, " rank(s) it must be [", s.dims == 3 ? "1, 1, " : "1, ", P,
-                         "] or left out"));
+    throw InputError(cat("parallel.ranks: the spectral solver decomposes into slabs along ",
+                         s.dims == 3 ? "z" : "y", ", so with ", P, " rank(s) it must be [",
+                         s.dims == 3 ? "1, 1, " : "1, ", P, "] or left out"));
   const index_t rows = s.dims == 3 ? s.cells[1] : s.cells[0] / 2 + 1;
   if (P > rows)
-    throw InputError(cat("domain.cells: the transposed slabs split ", s.dims == 3 ? "the ny = " : "the nx/2+1 = ", rows,
+    throw InputError(cat("domain.cells: the transposed slabs split ",
+                         s.dims == 3 ? "the ny = " : "the nx/2+1 = ", rows,
                          s.dims == 3 ? " y-rows" : " kx-columns", " of wave-number space over ", P,
-                         " ranks (each rank needs at least one); use at most ", rows, " ranks or more cells along ",
-                         s.dims == 3 ? "y" : "x"));
-  c.slabs = parallel::Decomposition::make(s.dims, s.cells, slab_ranks, comm);  // InputError: more ranks than planes
+                         " ranks (each rank needs at least one); use at most ", rows,
+                         " ranks or more cells along ", s.dims == 3 ? "y" : "x"));
+  c.slabs =
+      parallel::Decomposition::make(s.dims, s.cells, slab_ranks, comm);  // InputError: more ranks than planes
 
   s.precision = spec.numerics.precision == "fp32" ? Precision::fp32 : Precision::fp64;
   s.stepper = spec.numerics.time_stepper;
   s.dealiasing = spec.numerics.dealiasing;
-  const double l_ref = spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
+  const double l_ref =
+      spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
   s.nu = spec.physics.velocity * l_ref / spec.physics.reynolds;
   s.hyperviscosity = spec.numerics.hyperviscosity;
   s.hyperviscosity_order = static_cast<int>(spec.numerics.hyperviscosity_order);
   s.drag = spec.physics.drag;
   c.velocity = spec.initial.amplitude > 0 ? spec.initial.amplitude : spec.physics.velocity;
-  c.max_cfl = spec.numerics.max_cfl > 0 ? spec.numerics.max_cfl : spectral::cfl_limit(s.stepper, s.dealiasing);
+  c.max_cfl =
+      spec.numerics.max_cfl > 0 ? spec.numerics.max_cfl : spectral::cfl_limit(s.stepper, s.dealiasing);
   if (spec.numerics.dt == 0 && spec.numerics.cfl > c.max_cfl)
-    throw InputError(cat("numerics.cfl: ", spec.numerics.cfl, " is above the stability limit ", c.max_cfl, " of ",
-                         s.stepper, " (numerics.max_cfl); use a smaller value"));
+    throw InputError(cat("numerics.cfl: ", spec.numerics.cfl, " is above the stability limit ", c.max_cfl,
+                         " of ", s.stepper, " (numerics.max_cfl); use a smaller value"));
   if (spec.initial.type == "taylor_green") {
     for (int d = 1; d < s.dims; ++d)
       if (std::fabs(s.length[static_cast<std::size_t>(d)] - s.length[0]) > 1e-12 * s.length[0])
@@ -86,9 +90,9 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
 void initialize(spectral::Solver& solver, const config::RunSpec& spec, const SpectralCase& c) {
   const spectral::Grid& g = solver.grid();
   if (spec.initial.type == "random_spectrum") {
-    solver.set_random_spectrum(spectral::RandomSpectrum::make(c.velocity * c.velocity, spec.initial.peak_wavenumber,
-                                                              spec.initial.spectrum_shape,
-                                                              static_cast<std::uint64_t>(spec.initial.seed)));
+    solver.set_random_spectrum(spectral::RandomSpectrum::make(
+        c.velocity * c.velocity, spec.initial.peak_wavenumber, spec.initial.spectrum_shape,
+        static_cast<std::uint64_t>(spec.initial.seed)));
     return;
   }
   const int dims = g.dims;
@@ -120,13 +124,15 @@ double time_step(const config::RunSpec& spec, const SpectralCase& c, const spect
     const double cfl = rate * spec.numerics.dt;
     if (cfl > c.max_cfl)
       throw InputError(cat("numerics.dt: dt = ", spec.numerics.dt, " s gives CFL ", cfl,
-                           " on the initial field, above the limit ", c.max_cfl, " of ", spec.numerics.time_stepper,
-                           " (numerics.max_cfl); use dt <= ", c.max_cfl / rate, " s"));
+                           " on the initial field, above the limit ", c.max_cfl, " of ",
+                           spec.numerics.time_stepper, " (numerics.max_cfl); use dt <= ", c.max_cfl / rate,
+                           " s"));
     return spec.numerics.dt;
   }
   if (!(rate > 0))
-    throw InputError("numerics.dt: the initial velocity is zero, so numerics.cfl cannot set the time step; give "
-                     "numerics.dt");
+    throw InputError(
+        "numerics.dt: the initial velocity is zero, so numerics.cfl cannot set the time step; give "
+        "numerics.dt");
   double dt = spec.numerics.cfl / rate;
   if (spec.run.end_time > 0) dt = spec.run.end_time / std::ceil(spec.run.end_time / dt - 1e-9);
   return dt;
@@ -157,11 +163,13 @@ void check_restart(const io::CheckpointMeta& ckpt, const io::CheckpointMeta& now
                                    {"grid (domain.cells)", cells_ckpt, cells_now}};
   for (const auto& k : checks)
     if (k[1] != k[2])
-      throw InputError(cat("--restart ", path, ": the checkpoint's ", k[0], " is ", k[1], " but the config's is ", k[2],
-                           "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
+      throw InputError(
+          cat("--restart ", path, ": the checkpoint's ", k[0], " is ", k[1], " but the config's is ", k[2],
+              "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
   const double dt = ckpt.step > 0 ? ckpt.time / double(ckpt.step) : fixed_dt;
   if (fixed_dt > 0 && std::fabs(dt - fixed_dt) > 1e-9 * fixed_dt)
-    throw InputError(cat("numerics.dt: ", fixed_dt, " s, but the checkpoint ", path, " was written with dt = ", dt,
+    throw InputError(cat("numerics.dt: ", fixed_dt, " s, but the checkpoint ", path,
+                         " was written with dt = ", dt,
                          " s; use that value or 0 (then the checkpoint's dt is kept)"));
 }
 
@@ -170,8 +178,12 @@ void check_restart(const io::CheckpointMeta& ckpt, const io::CheckpointMeta& now
 RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
   const SpectralCase c = make_spectral_case(spec, comm);
   const spectral::Setup& s = c.setup;
-  const io::CheckpointMeta meta_now{"spectral", s.stepper, spec.numerics.precision,
-                                    std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()), 0, 0.0,
+  const io::CheckpointMeta meta_now{"spectral",
+                                    s.stepper,
+                                    spec.numerics.precision,
+                                    std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()),
+                                    0,
+                                    0.0,
                                     spec.resolved_yaml};
   // Everything that can be bad input is checked before the output directory exists: a restart, and the
   // CFL of the initial state.
@@ -188,9 +200,9 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   const io::Block ckpt_block = state_block(g);
   double dt = 0.0;
   if (!restart_path.empty()) {
-    solver->load_state(io::read_checkpoint_state(restart_path, ckpt_block, solver->state_values(),
-                                                 solver->state_bytes()),
-                       restart.step);
+    solver->load_state(
+        io::read_checkpoint_state(restart_path, ckpt_block, solver->state_values(), solver->state_bytes()),
+        restart.step);
     dt = restart.step > 0 ? restart.time / double(restart.step) : time_step(spec, c, solver->stats());
   } else {
     initialize(*solver, spec, c);
@@ -206,11 +218,13 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   if (spec.parallel.comm != "mpi" && spec.parallel.comm != "auto" && comm.size() > 1)
     log::warn(cat("parallel.comm = ", spec.parallel.comm,
                   ": the spectral transposes are host-staged MPI in this version; using mpi"));
-  log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, " ", s.dealiasing, ", ", s.cells[0], " x ", s.cells[1],
-                s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(), " points, ", comm.size(), " slab(s) (",
-                c.slabs.describe(), ", transposes: ", exchange->name(), "); nu = ", s.nu, " m^2/s",
-                s.hyperviscosity > 0 ? cat(", hyperviscosity ", s.hyperviscosity, " (order ", s.hyperviscosity_order, ")")
-                                     : std::string(),
+  log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, " ", s.dealiasing, ", ",
+                s.cells[0], " x ", s.cells[1], s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(),
+                " points, ", comm.size(), " slab(s) (", c.slabs.describe(),
+                ", transposes: ", exchange->name(), "); nu = ", s.nu, " m^2/s",
+                s.hyperviscosity > 0
+                    ? cat(", hyperviscosity ", s.hyperviscosity, " (order ", s.hyperviscosity_order, ")")
+                    : std::string(),
                 s.drag > 0 ? cat(", drag ", s.drag, " 1/s") : std::string(), "; dt = ", dt, " s (CFL limit ",
                 c.max_cfl, "); ", solver->bytes_allocated() / 1048576.0, " MiB on the device (rank 0)"));
 
@@ -240,14 +254,15 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     const spectral::Stats st = solver->stats();
     const double cfl = st.cfl(dt, c.dx);
     if (st.nonfinite == 0 && cfl <= c.max_cfl) return st;
-    const std::string what =
-        st.nonfinite > 0 ? cat(st.nonfinite, " grid points with NaN/Inf velocity")
-                         : cat("the CFL number reached ", cfl, ", above ", c.max_cfl, " (numerics.max_cfl, or the ",
-                               s.stepper, " limit)");
+    const std::string what = st.nonfinite > 0 ? cat(st.nonfinite, " grid points with NaN/Inf velocity")
+                                              : cat("the CFL number reached ", cfl, ", above ", c.max_cfl,
+                                                    " (numerics.max_cfl, or the ", s.stepper, " limit)");
     out.write_failed_fields(clk.step, clk.time, grid, field_data());
-    throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", what,
-                             " (unstable: use a smaller numerics.dt or numerics.cfl, or refine the grid); the fields "
-                             "are in fields/FAILED_", spec.name, "_<step>.h5; checkpoints already written are kept"));
+    throw NumericalError(
+        cat("step ", clk.step, ", t = ", clk.time, " s: ", what,
+            " (unstable: use a smaller numerics.dt or numerics.cfl, or refine the grid); the fields "
+            "are in fields/FAILED_",
+            spec.name, "_<step>.h5; checkpoints already written are kept"));
   };
 
   // Diagnostics (DESIGN §5 conventions) and the progress line.
@@ -260,26 +275,32 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     const spectral::Stats st = health(clk);
     const double cfl = st.cfl(dt, c.dx);
     const double step_s = simulation.step_seconds();
-    const double ms = clk.step > last_step && last_step >= 0 ? 1e3 * (step_s - last_wall) / double(clk.step - last_step)
-                                                             : 0.0;
-    const double minus_dedt = last_step >= 0 && clk.time > last_t ? (last_e - st.kinetic_energy) / (clk.time - last_t)
-                                                                  : std::numeric_limits<double>::quiet_NaN();
+    const double ms = clk.step > last_step && last_step >= 0
+                          ? 1e3 * (step_s - last_wall) / double(clk.step - last_step)
+                          : 0.0;
+    const double minus_dedt = last_step >= 0 && clk.time > last_t
+                                  ? (last_e - st.kinetic_energy) / (clk.time - last_t)
+                                  : std::numeric_limits<double>::quiet_NaN();
     last_wall = step_s, last_step = clk.step, last_e = st.kinetic_energy, last_t = clk.time;
     out.diagnostics(clk.step, clk.time,
                     {st.kinetic_energy, st.enstrophy, st.dissipation, minus_dedt, st.max_velocity, cfl, ms});
     series_t.push_back(clk.time), series_eps.push_back(st.dissipation), series_e.push_back(st.kinetic_energy);
     std::string eta;
     if (planned > 0 && clk.step > restart.step)
-      eta = " ETA " + RunOutput::duration(step_s / double(clk.step - restart.step) * double(planned - clk.step));
+      eta = " ETA " +
+            RunOutput::duration(step_s / double(clk.step - restart.step) * double(planned - clk.step));
     char b[240];
-    std::snprintf(b, sizeof b, "step %8ld  t %.4e s  %8.2f ms/step %s E %.6e  eps %.6e  max|u| %.3e m/s  CFL %.3f",
-                  clk.step, clk.time, ms, eta.c_str(), st.kinetic_energy, st.dissipation, st.max_velocity, cfl);
+    std::snprintf(
+        b, sizeof b, "step %8ld  t %.4e s  %8.2f ms/step %s E %.6e  eps %.6e  max|u| %.3e m/s  CFL %.3f",
+        clk.step, clk.time, ms, eta.c_str(), st.kinetic_energy, st.dissipation, st.max_velocity, cfl);
     log::info(b);
   };
   simulation.add("diagnostics", spec.output.diagnostics.every, diagnostics, true);
   simulation.add("health", Schedule{spec.run.check_every, 0.0}, [&](const sim::Clock& clk) { health(clk); });
 
-  auto write_fields = [&](const sim::Clock& clk) { out.write_fields(clk.step, clk.time, grid, field_data()); };
+  auto write_fields = [&](const sim::Clock& clk) {
+    out.write_fields(clk.step, clk.time, grid, field_data());
+  };
   if (spec.output.fields.every.enabled() || spec.output.fields.at_end)
     simulation.add("fields", spec.output.fields.every, write_fields, spec.output.fields.at_end);
 
@@ -289,9 +310,9 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     const std::vector<unsigned char> state = solver->save_state();
     io::CheckpointMeta m = meta_now;
     m.step = clk.step, m.time = clk.time;
-    const std::string path =
-        io::write_checkpoint(out.dir(), m, {&ckpt_block, solver->state_values(), solver->state_bytes(), state.data()},
-                             spec.output.checkpoint.keep, comm);
+    const std::string path = io::write_checkpoint(
+        out.dir(), m, {&ckpt_block, solver->state_values(), solver->state_bytes(), state.data()},
+        spec.output.checkpoint.keep, comm);
     log::info("checkpoint " + path);
   };
 
@@ -337,11 +358,11 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     r.tgv = cases::compare_tgv(series_t, series_eps, series_e, s.nu, cases::TgvReference::read(file));
     const cases::TgvComparison& v = *r.tgv;
     log::info(cat("Taylor-Green Re 1600 against the 512^3 DNS (", v.points, " samples to t = ",
-                  v.points ? series_t[v.points - 1] : 0.0, " s): max |eps - eps_ref| = ", v.max_deviation, " at t = ",
-                  v.at_time, " s = ", 100 * v.relative(), "% of the reference peak ", v.reference_peak, " (t = ",
-                  v.reference_peak_time, " s); eddy's peak ", v.peak, " at t = ", v.peak_time,
-                  " s; max |E - E_ref| = ", v.max_energy_deviation, ", max |eps - 2 nu Z_ref| = ",
-                  v.max_enstrophy_deviation));
+                  v.points ? series_t[v.points - 1] : 0.0, " s): max |eps - eps_ref| = ", v.max_deviation,
+                  " at t = ", v.at_time, " s = ", 100 * v.relative(), "% of the reference peak ",
+                  v.reference_peak, " (t = ", v.reference_peak_time, " s); eddy's peak ", v.peak,
+                  " at t = ", v.peak_time, " s; max |E - E_ref| = ", v.max_energy_deviation,
+                  ", max |eps - 2 nu Z_ref| = ", v.max_enstrophy_deviation));
   }
   return r;
 }

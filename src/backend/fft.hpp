@@ -30,32 +30,42 @@ struct Complex {
 };
 
 template <class T>
-EDDY_HD EDDY_INLINE Complex<T> operator+(Complex<T> a, Complex<T> b) { return {a.re + b.re, a.im + b.im}; }
+EDDY_HD EDDY_INLINE Complex<T> operator+(Complex<T> a, Complex<T> b) {
+  return {a.re + b.re, a.im + b.im};
+}
 template <class T>
-EDDY_HD EDDY_INLINE Complex<T> operator-(Complex<T> a, Complex<T> b) { return {a.re - b.re, a.im - b.im}; }
+EDDY_HD EDDY_INLINE Complex<T> operator-(Complex<T> a, Complex<T> b) {
+  return {a.re - b.re, a.im - b.im};
+}
 template <class T>
 EDDY_HD EDDY_INLINE Complex<T> operator*(Complex<T> a, Complex<T> b) {
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
 template <class T>
-EDDY_HD EDDY_INLINE Complex<T> operator*(T s, Complex<T> a) { return {s * a.re, s * a.im}; }
+EDDY_HD EDDY_INLINE Complex<T> operator*(T s, Complex<T> a) {
+  return {s * a.re, s * a.im};
+}
 /// i * a.
 template <class T>
-EDDY_HD EDDY_INLINE Complex<T> times_i(Complex<T> a) { return {-a.im, a.re}; }
+EDDY_HD EDDY_INLINE Complex<T> times_i(Complex<T> a) {
+  return {-a.im, a.re};
+}
 /// |a|^2.
 template <class T>
-EDDY_HD EDDY_INLINE T norm2(Complex<T> a) { return a.re * a.re + a.im * a.im; }
+EDDY_HD EDDY_INLINE T norm2(Complex<T> a) {
+  return a.re * a.re + a.im * a.im;
+}
 
 enum class FftKind { r2c, c2r, c2c_forward, c2c_backward };
 
 /// Shape and memory layout of a batch of transforms (element units: reals for the real side of r2c/c2r,
 /// complex numbers otherwise).
 struct FftLayout {
-  std::vector<index_t> n;   ///< transform sizes, slowest first (1 to 3 entries)
-  index_t batch = 1;        ///< transforms in the batch
-  index_t stride = 1;       ///< distance between consecutive points of one transform (input and output)
-  index_t in_dist = 0;      ///< distance between the inputs of consecutive transforms (0 = contiguous)
-  index_t out_dist = 0;     ///< distance between the outputs (0 = contiguous)
+  std::vector<index_t> n;  ///< transform sizes, slowest first (1 to 3 entries)
+  index_t batch = 1;       ///< transforms in the batch
+  index_t stride = 1;      ///< distance between consecutive points of one transform (input and output)
+  index_t in_dist = 0;     ///< distance between the inputs of consecutive transforms (0 = contiguous)
+  index_t out_dist = 0;    ///< distance between the outputs (0 = contiguous)
 };
 
 /// True when this build has an FFT library (FFTW on the CPU, cuFFT on CUDA; not hipFFT on Debian 12).
@@ -88,7 +98,8 @@ class LibraryPlan {
 
 /// The build's library plan for a resolved layout (throws eddy::Error where the build has none).
 template <class T>
-std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout, const FftShape& shape);
+std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout,
+                                                  const FftShape& shape);
 
 }  // namespace detail
 

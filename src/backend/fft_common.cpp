@@ -48,7 +48,8 @@ void FftPlan<T>::execute(Complex<T>* in, T* out) const {
 
 template <class T>
 void FftPlan<T>::execute(Complex<T>* data) const {
-  if (kind_ == FftKind::r2c || kind_ == FftKind::c2r) throw Error("FFT execute: in-place call of an r2c/c2r plan");
+  if (kind_ == FftKind::r2c || kind_ == FftKind::c2r)
+    throw Error("FFT execute: in-place call of an r2c/c2r plan");
   plan_->c2c(data, kind_ == FftKind::c2c_forward);
 }
 

@@ -38,7 +38,8 @@ const char* cufft_message(cufftResult r) {
 
 void check(cufftResult r, const char* what) {
   if (r != CUFFT_SUCCESS)
-    throw Error(std::string("cuFFT ") + what + ": " + cufft_message(r) + " (code " + std::to_string(int(r)) + ")");
+    throw Error(std::string("cuFFT ") + what + ": " + cufft_message(r) + " (code " + std::to_string(int(r)) +
+                ")");
 }
 
 template <class T>
@@ -62,13 +63,14 @@ class CufftPlan final : public detail::LibraryPlan<T> {
   CufftPlan(FftKind kind, const FftLayout& l, const detail::FftShape& s) {
     long long n[3], in_n[3], out_n[3];
     for (std::size_t d = 0; d < l.n.size(); ++d) n[d] = l.n[d], in_n[d] = s.in_n[d], out_n[d] = s.out_n[d];
-    const cufftType type =
-        kind == FftKind::r2c ? Types<T>::r2c : kind == FftKind::c2r ? Types<T>::c2r : Types<T>::c2c;
+    const cufftType type = kind == FftKind::r2c   ? Types<T>::r2c
+                           : kind == FftKind::c2r ? Types<T>::c2r
+                                                  : Types<T>::c2c;
     check(cufftCreate(&handle_), "create");
     cufftResult r = cufftSetAutoAllocation(handle_, 0);
     if (r == CUFFT_SUCCESS)
-      r = cufftMakePlanMany64(handle_, static_cast<int>(l.n.size()), n, in_n, l.stride, s.in_dist, out_n, l.stride,
-                              s.out_dist, type, l.batch, &work_);
+      r = cufftMakePlanMany64(handle_, static_cast<int>(l.n.size()), n, in_n, l.stride, s.in_dist, out_n,
+                              l.stride, s.out_dist, type, l.batch, &work_);
     if (r != CUFFT_SUCCESS) {
       (void)cufftDestroy(handle_);  // the destructor of a throwing constructor does not run
       check(r, "plan");
@@ -132,12 +134,15 @@ bool fft_available() { return true; }
 namespace detail {
 
 template <class T>
-std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout, const FftShape& shape) {
+std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout,
+                                                  const FftShape& shape) {
   return std::make_unique<CufftPlan<T>>(kind, layout, shape);
 }
 
-template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&, const FftShape&);
-template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&, const FftShape&);
+template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&,
+                                                                      const FftShape&);
+template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&,
+                                                                        const FftShape&);
 
 }  // namespace detail
 }  // namespace eddy::backend

@@ -20,30 +20,32 @@ template <class T>
 struct Fftw;
 
 #if defined(EDDY_FFTW_THREADS)
-#define EDDY_FFTW_THREADS_INIT(P) \
-  static std::once_flag once;     \
+#define EDDY_FFTW_THREADS_INIT(P)                  \
+  static std::once_flag once;                      \
   std::call_once(once, [] { P##init_threads(); }); \
   P##plan_with_nthreads(n);
 #else
 #define EDDY_FFTW_THREADS_INIT(P) (void)n;
 #endif
 
-#define EDDY_FFTW_API(T, P)                                                                                  \
-  template <>                                                                                                \
-  struct Fftw<T> {                                                                                           \
-    using plan = P##plan;                                                                                    \
-    using complex = P##complex;                                                                              \
-    static void* malloc(std::size_t b) { return P##malloc(b); }                                              \
-    static void free(void* p) { P##free(p); }                                                                \
-    static void destroy(plan p) { P##destroy_plan(p); }                                                     \
-    static int alignment_of(const void* p) { return P##alignment_of(static_cast<T*>(const_cast<void*>(p))); } \
-    static void threads(int n) { EDDY_FFTW_THREADS_INIT(P) }                                                 \
-    static constexpr auto plan_r2c = &P##plan_many_dft_r2c;                                                  \
-    static constexpr auto plan_c2r = &P##plan_many_dft_c2r;                                                  \
-    static constexpr auto plan_c2c = &P##plan_many_dft;                                                      \
-    static constexpr auto run_r2c = &P##execute_dft_r2c;                                                     \
-    static constexpr auto run_c2r = &P##execute_dft_c2r;                                                     \
-    static constexpr auto run_c2c = &P##execute_dft;                                                         \
+#define EDDY_FFTW_API(T, P)                                          \
+  template <>                                                        \
+  struct Fftw<T> {                                                   \
+    using plan = P##plan;                                            \
+    using complex = P##complex;                                      \
+    static void* malloc(std::size_t b) { return P##malloc(b); }      \
+    static void free(void* p) { P##free(p); }                        \
+    static void destroy(plan p) { P##destroy_plan(p); }              \
+    static int alignment_of(const void* p) {                         \
+      return P##alignment_of(static_cast<T*>(const_cast<void*>(p))); \
+    }                                                                \
+    static void threads(int n) { EDDY_FFTW_THREADS_INIT(P) }         \
+    static constexpr auto plan_r2c = &P##plan_many_dft_r2c;          \
+    static constexpr auto plan_c2r = &P##plan_many_dft_c2r;          \
+    static constexpr auto plan_c2c = &P##plan_many_dft;              \
+    static constexpr auto run_r2c = &P##execute_dft_r2c;             \
+    static constexpr auto run_c2r = &P##execute_dft_c2r;             \
+    static constexpr auto run_c2c = &P##execute_dft;                 \
   };
 EDDY_FFTW_API(double, fftw_)
 EDDY_FFTW_API(float, fftwf_)
@@ -58,7 +60,8 @@ int to_int(index_t v) {
 void check_aligned(int alignment, const char* what) {
   if (alignment != 0)
     throw Error(std::string("FFT execute: the ") + what +
-                " array is not 16-byte aligned (allocate with DeviceArray; offsets must be multiples of 16 elements)");
+                " array is not 16-byte aligned (allocate with DeviceArray; offsets must be multiples of 16 "
+                "elements)");
 }
 
 template <class T>
@@ -77,20 +80,23 @@ class FftwPlan final : public detail::LibraryPlan<T> {
     // Planning buffers: FFTW_ESTIMATE does not touch them, but records their alignment and whether the
     // transform is in place (c2c plans are, r2c and c2r are not).
     const bool in_place = kind == FftKind::c2c_forward || kind == FftKind::c2c_backward;
-    void* in = F::malloc(static_cast<std::size_t>(s.in_points) * (kind == FftKind::r2c ? sizeof(T) : sizeof(C)));
-    void* out =
-        in_place ? in : F::malloc(static_cast<std::size_t>(s.out_points) * (kind == FftKind::c2r ? sizeof(T) : sizeof(C)));
+    void* in =
+        F::malloc(static_cast<std::size_t>(s.in_points) * (kind == FftKind::r2c ? sizeof(T) : sizeof(C)));
+    void* out = in_place ? in
+                         : F::malloc(static_cast<std::size_t>(s.out_points) *
+                                     (kind == FftKind::c2r ? sizeof(T) : sizeof(C)));
     F::threads(omp_get_max_threads());
     const unsigned flags = FFTW_ESTIMATE;
     if (kind == FftKind::r2c)
-      plan_ = F::plan_r2c(rank, n, howmany, static_cast<T*>(in), in_n, stride, idist, static_cast<C*>(out), out_n,
-                          stride, odist, flags);
+      plan_ = F::plan_r2c(rank, n, howmany, static_cast<T*>(in), in_n, stride, idist, static_cast<C*>(out),
+                          out_n, stride, odist, flags);
     else if (kind == FftKind::c2r)
-      plan_ = F::plan_c2r(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<T*>(out), out_n,
-                          stride, odist, flags);
+      plan_ = F::plan_c2r(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<T*>(out),
+                          out_n, stride, odist, flags);
     else
-      plan_ = F::plan_c2c(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<C*>(out), out_n,
-                          stride, odist, kind == FftKind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+      plan_ =
+          F::plan_c2c(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<C*>(out), out_n,
+                      stride, odist, kind == FftKind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
     if (out != in) F::free(out);
     F::free(in);
     if (!plan_) throw Error("FFT plan: FFTW could not plan this transform");
@@ -127,12 +133,15 @@ bool fft_available() { return true; }
 namespace detail {
 
 template <class T>
-std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout, const FftShape& shape) {
+std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout,
+                                                  const FftShape& shape) {
   return std::make_unique<FftwPlan<T>>(kind, layout, shape);
 }
 
-template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&, const FftShape&);
-template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&, const FftShape&);
+template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&,
+                                                                      const FftShape&);
+template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&,
+                                                                        const FftShape&);
 
 }  // namespace detail
 }  // namespace eddy::backend

@@ -16,12 +16,15 @@ std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind, const FftLayout&, con
 #if defined(EDDY_BACKEND_HIP)
   throw Error("spectral solver needs hipFFT, not available in this build");
 #else
-  throw Error("spectral solver needs FFTW3 (libfftw3-dev: scripts/install-deps.sh), not available in this build");
+  throw Error(
+      "spectral solver needs FFTW3 (libfftw3-dev: scripts/install-deps.sh), not available in this build");
 #endif
 }
 
-template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&, const FftShape&);
-template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&, const FftShape&);
+template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&,
+                                                                      const FftShape&);
+template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&,
+                                                                        const FftShape&);
 
 }  // namespace detail
 }  // namespace eddy::backend

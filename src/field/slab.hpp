@@ -18,7 +18,9 @@ namespace eddy::field {
 /// The contiguous split of n items over `parts`: the first n % parts parts get one item more.
 struct BlockSplit {
   static index_t count(index_t n, int parts, int p) { return n / parts + (p < n % parts ? 1 : 0); }
-  static index_t start(index_t n, int parts, int p) { return p * (n / parts) + std::min<index_t>(p, n % parts); }
+  static index_t start(index_t n, int parts, int p) {
+    return p * (n / parts) + std::min<index_t>(p, n % parts);
+  }
 };
 
 /// The global shape of a transposed array.
@@ -67,12 +69,13 @@ class LocalSlabExchange final : public SlabExchange {
   const char* name() const override { return "local"; }
 
  private:
-  static void copy(const SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride, int fields) {
+  static void copy(const SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
+                   int fields) {
     const std::size_t bytes = static_cast<std::size_t>(s.na * s.nb * s.nc) * s.elem_bytes;
     for (int f = 0; f < fields; ++f)
-      backend::copy_on_device(static_cast<char*>(out) + static_cast<std::size_t>(f * out_stride) * s.elem_bytes,
-                              static_cast<const char*>(in) + static_cast<std::size_t>(f * in_stride) * s.elem_bytes,
-                              bytes);
+      backend::copy_on_device(
+          static_cast<char*>(out) + static_cast<std::size_t>(f * out_stride) * s.elem_bytes,
+          static_cast<const char*>(in) + static_cast<std::size_t>(f * in_stride) * s.elem_bytes, bytes);
   }
 };
 

@@ -31,7 +31,8 @@ class ElementType {
 };
 
 int to_count(index_t n) {
-  if (n > INT_MAX) throw Error("slab transpose: a message of " + std::to_string(n) + " elements exceeds MPI's int count");
+  if (n > INT_MAX)
+    throw Error("slab transpose: a message of " + std::to_string(n) + " elements exceeds MPI's int count");
   return static_cast<int>(n);
 }
 
@@ -47,8 +48,8 @@ void MpiSlabExchange::b_to_a(const field::SlabShape& s, const void* in, index_t 
   transpose(false, s, in, in_stride, out, out_stride, fields);
 }
 
-void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride, void* out,
-                                index_t out_stride, int fields) {
+void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
+                                void* out, index_t out_stride, int fields) {
   const int P = comm_.size(), r = comm_.rank();
   const std::size_t e = s.elem_bytes;
   const index_t na = s.na, nb = s.nb, nc = s.nc;
@@ -80,7 +81,8 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
       const char* src = host_in_.data() + static_cast<std::size_t>(f * src_field) * e;
       if (to_b) {
         for (index_t a = 0; a < nal; ++a, dst += static_cast<std::size_t>(nbq * nc) * e)
-          std::memcpy(dst, src + static_cast<std::size_t>((a * nb + b0q) * nc) * e, static_cast<std::size_t>(nbq * nc) * e);
+          std::memcpy(dst, src + static_cast<std::size_t>((a * nb + b0q) * nc) * e,
+                      static_cast<std::size_t>(nbq * nc) * e);
       } else {
         const std::size_t n = static_cast<std::size_t>(naq * nbl * nc) * e;
         std::memcpy(dst, src + static_cast<std::size_t>(a0q * nbl * nc) * e, n);
@@ -96,8 +98,8 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
   }
 
   const ElementType type(e);
-  MPI_Alltoallv(send_.data(), scount.data(), sdispl.data(), type.get(), recv_.data(), rcount.data(), rdispl.data(),
-                type.get(), comm_.native());
+  MPI_Alltoallv(send_.data(), scount.data(), sdispl.data(), type.get(), recv_.data(), rcount.data(),
+                rdispl.data(), type.get(), comm_.native());
 
   for (int q = 0; q < P; ++q) {
     const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
@@ -111,7 +113,8 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
         src += n;
       } else {
         for (index_t a = 0; a < nal; ++a, src += static_cast<std::size_t>(nbq * nc) * e)
-          std::memcpy(dst + static_cast<std::size_t>((a * nb + b0q) * nc) * e, src, static_cast<std::size_t>(nbq * nc) * e);
+          std::memcpy(dst + static_cast<std::size_t>((a * nb + b0q) * nc) * e, src,
+                      static_cast<std::size_t>(nbq * nc) * e);
       }
     }
   }

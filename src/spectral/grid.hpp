@@ -23,17 +23,18 @@ EDDY_HD EDDY_INLINE index_t wave_number(index_t i, index_t n) { return 2 * i <= 
 /// Trivially copyable: pass it into kernels by value.
 struct Grid {
   int dims = 3;
-  index_t n[3] = {1, 1, 1};         ///< global points per direction (n[2] = 1 in 2D)
-  double kf[3] = {1.0, 1.0, 1.0};   ///< fundamental wave numbers 2 pi / L [1/m]
-  index_t kmax[3] = {0, 0, 0};      ///< 2/3 rule: modes with |k_i| <= kmax_i = (n_i - 1) / 3 are kept
-  bool spherical = false;           ///< phase-shift dealiasing: keep sum_i (k_i / n_i)^2 <= 2/9 instead
-  index_t na = 1, nb = 1, nc = 1;   ///< the spectral array as [a][b][c], global extents
-  index_t a0 = 0, na_local = 1;     ///< this rank's physical a-planes
-  index_t b0 = 0, nb_local = 1;     ///< this rank's spectral b-rows
-  index_t plane = 1;                ///< physical points per a-plane (nx ny in 3D, nx in 2D)
+  index_t n[3] = {1, 1, 1};        ///< global points per direction (n[2] = 1 in 2D)
+  double kf[3] = {1.0, 1.0, 1.0};  ///< fundamental wave numbers 2 pi / L [1/m]
+  index_t kmax[3] = {0, 0, 0};     ///< 2/3 rule: modes with |k_i| <= kmax_i = (n_i - 1) / 3 are kept
+  bool spherical = false;          ///< phase-shift dealiasing: keep sum_i (k_i / n_i)^2 <= 2/9 instead
+  index_t na = 1, nb = 1, nc = 1;  ///< the spectral array as [a][b][c], global extents
+  index_t a0 = 0, na_local = 1;    ///< this rank's physical a-planes
+  index_t b0 = 0, nb_local = 1;    ///< this rank's spectral b-rows
+  index_t plane = 1;               ///< physical points per a-plane (nx ny in 3D, nx in 2D)
 
   /// The grid of `cells` points on a box of edge `length`, as rank `rank` of `ranks` sees it.
-  static Grid make(int dims, const Int3& cells, const Real3& length, int ranks, int rank, bool spherical = false) {
+  static Grid make(int dims, const Int3& cells, const Real3& length, int ranks, int rank,
+                   bool spherical = false) {
     Grid g;
     g.dims = dims;
     g.spherical = spherical;

@@ -20,7 +20,7 @@ struct RandomSpectrum {
   double k_peak = 12.0;       ///< k_p [1/m]
   double s = 3.0;             ///< shape exponent
   std::uint64_t seed = 42;
-  double a_s = 0.0;           ///< normalisation (2s+1)^(s+1) / (2^s s!), set by make()
+  double a_s = 0.0;  ///< normalisation (2s+1)^(s+1) / (2^s s!), set by make()
 
   static RandomSpectrum make(double energy_scale, double k_peak, double s, std::uint64_t seed) {
     RandomSpectrum r{energy_scale, k_peak, s, seed, 0.0};
@@ -59,8 +59,8 @@ EDDY_HD EDDY_INLINE void random_mode(const Grid& g, index_t m, const RandomSpect
   if (mirrored) iy = -iy, iz = -iz;
   const double k[3] = {g.kf[0] * double(ix), g.kf[1] * double(iy), g.kf[2] * double(iz)};
   const double kk = std::sqrt(k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
-  const std::uint64_t id = (std::uint64_t(ix) * 2 * std::uint64_t(g.n[1]) + std::uint64_t(iy + g.n[1])) *
-                               2 * std::uint64_t(g.n[2]) +
+  const std::uint64_t id = (std::uint64_t(ix) * 2 * std::uint64_t(g.n[1]) + std::uint64_t(iy + g.n[1])) * 2 *
+                               std::uint64_t(g.n[2]) +
                            std::uint64_t(iz + g.n[2]);
   std::uint64_t state = r.seed * 0xD1B54A32D192ED03ULL ^ id;
   splitmix64(state);

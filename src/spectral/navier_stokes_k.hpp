@@ -40,8 +40,8 @@ struct Linear {
 /// The four spectral fields the 2D advection term needs, from omega: u = i ky psi, v = -i kx psi
 /// (psi = omega / k^2), d omega/dx = i kx omega, d omega/dy = i ky omega.
 template <class T>
-EDDY_HD EDDY_INLINE void advection_inputs_2d(const Mode<T>& md, Complex<T> w, Complex<T> phase, Complex<T>* out,
-                                             index_t m, index_t cs) {
+EDDY_HD EDDY_INLINE void advection_inputs_2d(const Mode<T>& md, Complex<T> w, Complex<T> phase,
+                                             Complex<T>* out, index_t m, index_t cs) {
   w = w * phase;
   const Complex<T> psi = (md.k2 > T(0) ? T(1) / md.k2 : T(0)) * w;
   out[m] = times_i(md.k[1] * psi);
@@ -108,7 +108,8 @@ EDDY_HD EDDY_INLINE void cross_3d(index_t i, T* p, index_t rs) {
 /// Projection onto divergence-free fields, times s, inside the 2/3 mask: s (f - k (k.f) / k^2).
 /// The mean (k = 0) is left as it is when `keep_mean`, else zeroed.
 template <class T>
-EDDY_HD EDDY_INLINE void project_3d(const Mode<T>& md, const Complex<T>* f, T s, bool keep_mean, Complex<T>* out) {
+EDDY_HD EDDY_INLINE void project_3d(const Mode<T>& md, const Complex<T>* f, T s, bool keep_mean,
+                                    Complex<T>* out) {
   if (!md.kept || (md.k2 == T(0) && !keep_mean)) {
     for (int d = 0; d < 3; ++d) out[d] = {T(0), T(0)};
     return;
@@ -154,7 +155,7 @@ struct SpectralSumsOp {
 /// Contribution of local mode m of the state (2D: omega; 3D: u).
 template <class T>
 EDDY_HD EDDY_INLINE SpectralSums spectral_sums(const Mode<T>& md, int dims, const Complex<T>* s, index_t m,
-                                              index_t cs, const Linear<T>& lin) {
+                                               index_t cs, const Linear<T>& lin) {
   const double w = md.weight;
   double e = 0, z = 0;
   if (dims == 2) {

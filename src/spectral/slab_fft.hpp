@@ -40,10 +40,10 @@ class SlabFft {
   Grid g_;
   field::SlabExchange& ex_;
   index_t real_stride_ = 0, complex_stride_ = 0, tmp_stride_ = 0;
-  std::optional<backend::FftPlan<T>> r2c_, c2r_;          // full (1 rank) or plane transforms (P ranks)
+  std::optional<backend::FftPlan<T>> r2c_, c2r_;  // full (1 rank) or plane transforms (P ranks)
   std::optional<backend::FftPlan<T>> along_a_fwd_, along_a_bwd_;  // P ranks only
-  backend::DeviceArray<C> tmp_;                           // a-slab spectral buffer (P ranks only)
-  backend::DeviceArray<char> work_;                       // shared FFT work area
+  backend::DeviceArray<C> tmp_;                                   // a-slab spectral buffer (P ranks only)
+  backend::DeviceArray<char> work_;                               // shared FFT work area
 };
 
 /// n rounded up to a multiple of 16 (field strides).

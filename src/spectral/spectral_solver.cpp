@@ -25,7 +25,8 @@ EDDY_HD EDDY_INLINE Complex<T> shift_phase(const Mode<T>& md, const Grid& g, boo
 }
 
 template <class T>
-void launch_advection_inputs_2d(const Grid& g, const Complex<T>* w, bool shifted, Complex<T>* out, index_t cs) {
+void launch_advection_inputs_2d(const Grid& g, const Complex<T>* w, bool shifted, Complex<T>* out,
+                                index_t cs) {
   backend::parallel_for("spectral::advection_inputs_2d", g.modes(), [=] EDDY_DEVICE(index_t m) {
     const Mode<T> md = Mode<T>::at(g, m);
     advection_inputs_2d(md, w[m], shift_phase(md, g, shifted), out, m, cs);
@@ -34,11 +35,13 @@ void launch_advection_inputs_2d(const Grid& g, const Complex<T>* w, bool shifted
 
 template <class T>
 void launch_advection_2d(const Grid& g, T* p, index_t rs) {
-  backend::parallel_for("spectral::advection_2d", g.points(), [=] EDDY_DEVICE(index_t i) { advection_2d(i, p, rs); });
+  backend::parallel_for("spectral::advection_2d", g.points(),
+                        [=] EDDY_DEVICE(index_t i) { advection_2d(i, p, rs); });
 }
 
 template <class T>
-void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, bool shifted, Complex<T>* out, index_t cs) {
+void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, bool shifted, Complex<T>* out,
+                                  index_t cs) {
   backend::parallel_for("spectral::velocity_vorticity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
     const Mode<T> md = Mode<T>::at(g, m);
     velocity_vorticity_3d(md, u, shift_phase(md, g, shifted), out, m, cs);
@@ -160,8 +163,8 @@ class SolverImpl final : public Solver {
   void set_velocity(const std::vector<double>& u) override {
     const index_t n = grid_.points();
     if (static_cast<index_t>(u.size()) != n * setup_.dims)
-      throw Error("spectral::Solver::set_velocity: expected " + std::to_string(n * setup_.dims) + " values, got " +
-                  std::to_string(u.size()));
+      throw Error("spectral::Solver::set_velocity: expected " + std::to_string(n * setup_.dims) +
+                  " values, got " + std::to_string(u.size()));
     DeviceArray<double> d;
     d.from_host(u);
     launch_split_components(grid_, d.data(), setup_.dims, p_.data(), rs_);
@@ -246,8 +249,8 @@ class SolverImpl final : public Solver {
   void load_state(const std::vector<unsigned char>& block, long step) override {
     std::vector<C> h(static_cast<std::size_t>(grid_.modes() * comps_));
     if (block.size() != h.size() * sizeof(C))
-      throw Error("spectral::Solver::load_state: expected " + std::to_string(h.size() * sizeof(C)) + " bytes, got " +
-                  std::to_string(block.size()));
+      throw Error("spectral::Solver::load_state: expected " + std::to_string(h.size() * sizeof(C)) +
+                  " bytes, got " + std::to_string(block.size()));
     std::copy(block.begin(), block.end(), reinterpret_cast<unsigned char*>(h.data()));
     DeviceArray<C> d;
     d.from_host(h);
@@ -329,7 +332,8 @@ double cfl_limit(const std::string& stepper, const std::string& dealiasing) {
 }
 
 std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchange) {
-  if (s.dims != 2 && s.dims != 3) throw InputError("domain.cells: the spectral solver needs 2 or 3 dimensions");
+  if (s.dims != 2 && s.dims != 3)
+    throw InputError("domain.cells: the spectral solver needs 2 or 3 dimensions");
   if (s.stepper != "rk3" && s.stepper != "rk4")
     throw InputError("numerics.time_stepper: '" + s.stepper + "' is not one of rk3, rk4");
   if (s.dealiasing != "two_thirds" && s.dealiasing != "phase_shift")

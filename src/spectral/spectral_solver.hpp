@@ -40,7 +40,7 @@ struct Stats {
   double energy_loss = 0.0;     ///< -dE/dt of the linear terms (viscosity, hyperviscosity, drag) [m^2/s^3]
   double max_velocity = 0.0;    ///< max |u| [m/s]
   double max_component[3] = {0.0, 0.0, 0.0};  ///< max |u_i| [m/s]
-  double nonfinite = 0.0;       ///< grid points with NaN/Inf velocity
+  double nonfinite = 0.0;                     ///< grid points with NaN/Inf velocity
   /// CFL number dt sum_i max|u_i| / dx_i for time step dt.
   double cfl(double dt, const Real3& dx) const;
 };

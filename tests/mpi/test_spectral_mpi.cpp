@@ -41,9 +41,13 @@ bool same(const Complex<double>& a, const Complex<double>& b) { return a.re == b
 template <class E>
 E element(double v);
 template <>
-double element<double>(double v) { return v; }
+double element<double>(double v) {
+  return v;
+}
 template <>
-Complex<double> element<Complex<double>>(double v) { return {v, -v}; }
+Complex<double> element<Complex<double>>(double v) {
+  return {v, -v};
+}
 
 /// Global index of element (a, b, c) of field f, as a double (exact below 2^53).
 double code(int f, index_t a, index_t b, index_t c, index_t nb, index_t nc) {
@@ -63,7 +67,8 @@ void check_transpose(index_t na, index_t nb, index_t nc, int fields) {
     for (index_t a = 0; a < nal; ++a)
       for (index_t b = 0; b < nb; ++b)
         for (index_t c = 0; c < nc; ++c)
-          h[static_cast<std::size_t>(f * in_stride + (a * nb + b) * nc + c)] = element<E>(code(f, a0 + a, b, c, nb, nc));
+          h[static_cast<std::size_t>(f * in_stride + (a * nb + b) * nc + c)] =
+              element<E>(code(f, a0 + a, b, c, nb, nc));
   DeviceArray<E> in, out(static_cast<std::size_t>(out_stride * fields)), back(h.size());
   in.from_host(h);
   const field::SlabShape s{na, nb, nc, sizeof(E)};
@@ -80,7 +85,8 @@ void check_transpose(index_t na, index_t nb, index_t nc, int fields) {
   const std::vector<E> k = back.to_host();
   for (int f = 0; f < fields; ++f)
     for (index_t i = 0; i < nal * nb * nc; ++i)
-      wrong += !same(k[static_cast<std::size_t>(f * in_stride + i)], h[static_cast<std::size_t>(f * in_stride + i)]);
+      wrong += !same(k[static_cast<std::size_t>(f * in_stride + i)],
+                     h[static_cast<std::size_t>(f * in_stride + i)]);
   EXPECT_EQ(comm.sum(wrong), 0) << na << "x" << nb << "x" << nc << " fields " << fields;
 }
 
@@ -120,7 +126,8 @@ TEST(SpectralMpi, DistributedFftEqualsTheSerialOne) {
     const spectral::Grid g1 = spectral::Grid::make(dims, n, L, 1, 0);
     spectral::SlabFft<double> fft(g, ex), fft1(g1, local);
     std::vector<double> whole(static_cast<std::size_t>(g1.points()));
-    for (std::size_t i = 0; i < whole.size(); ++i) whole[i] = std::sin(0.37 * double(i)) + 0.1 * double(i % 7);
+    for (std::size_t i = 0; i < whole.size(); ++i)
+      whole[i] = std::sin(0.37 * double(i)) + 0.1 * double(i % 7);
     DeviceArray<double> p, p1;
     p.from_host(slab_of(whole, g, 1));
     p1.from_host(whole);
@@ -183,8 +190,10 @@ void check_agreement(int dims, const std::string& stepper, const std::string& de
   const double de = std::fabs(d.stats.kinetic_energy / one.stats.kinetic_energy - 1);
   const double dz = std::fabs(d.stats.enstrophy / one.stats.enstrophy - 1);
   if (comm.root())
-    std::printf("%dD %s %s on %d rank(s) vs 1: velocity %.2e, vorticity %.2e, energy %.2e, enstrophy %.2e (relative)\n",
-                dims, stepper.c_str(), dealiasing.c_str(), comm.size(), du, dw, de, dz);
+    std::printf(
+        "%dD %s %s on %d rank(s) vs 1: velocity %.2e, vorticity %.2e, energy %.2e, enstrophy %.2e "
+        "(relative)\n",
+        dims, stepper.c_str(), dealiasing.c_str(), comm.size(), du, dw, de, dz);
   EXPECT_LT(du, 1e-12);
   EXPECT_LT(dw, 1e-12);
   EXPECT_LT(de, 1e-12);
@@ -202,8 +211,8 @@ TEST(SpectralMpi, Runs2dAgreeWithOneRankRk3PhaseShift) { check_agreement(2, "rk3
 /// The app on this many ranks: the Taylor vortex (velocity gathered for the error) is still exact.
 TEST(SpectralMpi, AppTaylorVortex) {
   if (!backend::fft_available()) GTEST_SKIP();
-  const config::RunSpec spec = config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv2d_spectral.yaml",
-                                                 {"output.fields.every=0"});
+  const config::RunSpec spec = config::load_file(
+      std::string(EDDY_SOURCE_DIR) + "/configs/tgv2d_spectral.yaml", {"output.fields.every=0"});
   const parallel::Comm comm = world();
   const std::string dir = "spectral_mpi_np" + std::to_string(comm.size());
   app::RunOptions opt;
@@ -222,10 +231,11 @@ TEST(SpectralMpi, CheckpointRestartsOnAnotherRankCount) {
   const parallel::Comm comm = world();
   const std::string dir = "spectral_mpi_ckpt_np" + std::to_string(comm.size());
   auto spec = [](const std::string& end) {
-    return config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml",
-                             {"domain.cells=[16,14,12]", "numerics.dt=0.05", "run.end_time=" + end,
-                              "output.checkpoint.every=10", "output.diagnostics.every=0", "output.fields.every=0",
-                              "output.fields.at_end=false", "validation.reference=none"});
+    return config::load_file(
+        std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml",
+        {"domain.cells=[16,14,12]", "numerics.dt=0.05", "run.end_time=" + end, "output.checkpoint.every=10",
+         "output.diagnostics.every=0", "output.fields.every=0", "output.fields.at_end=false",
+         "validation.reference=none"});
   };
   app::RunOptions opt;
   opt.quiet = true;
@@ -241,8 +251,10 @@ TEST(SpectralMpi, CheckpointRestartsOnAnotherRankCount) {
     const app::RunResult whole = app::run(spec("1.0"), opt, self);
     double d = 0, m = 0;
     for (std::size_t k = 0; k < whole.velocity.size(); ++k)
-      d = std::max(d, std::fabs(continued.velocity[k] - whole.velocity[k])), m = std::max(m, std::fabs(whole.velocity[k]));
-    std::printf("checkpoint of %d rank(s) continued on 1: max relative difference %.2e\n", comm.size(), d / m);
+      d = std::max(d, std::fabs(continued.velocity[k] - whole.velocity[k])),
+      m = std::max(m, std::fabs(whole.velocity[k]));
+    std::printf("checkpoint of %d rank(s) continued on 1: max relative difference %.2e\n", comm.size(),
+                d / m);
     EXPECT_EQ(continued.steps, 20);
     EXPECT_LT(d / m, 1e-12);
     std::filesystem::remove_all(dir);

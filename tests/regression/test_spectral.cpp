@@ -40,13 +40,13 @@ app::RunResult run(const config::RunSpec& spec, const std::string& name, const s
 
 double taylor_vortex_error(const std::string& stepper, const std::string& precision,
                            const std::string& dealiasing = "two_thirds") {
-  const app::RunResult r = run(load("tgv2d_spectral.yaml", {"numerics.time_stepper=" + stepper,
-                                                            "numerics.precision=" + precision,
-                                                            "numerics.dealiasing=" + dealiasing}),
-                               "tgv2d_spectral_" + stepper + "_" + precision + "_" + dealiasing);
+  const app::RunResult r =
+      run(load("tgv2d_spectral.yaml", {"numerics.time_stepper=" + stepper, "numerics.precision=" + precision,
+                                       "numerics.dealiasing=" + dealiasing}),
+          "tgv2d_spectral_" + stepper + "_" + precision + "_" + dealiasing);
   EXPECT_NEAR(r.time, 1.0, 1e-12);  // the CFL time step is shortened to land on end_time
-  std::printf("2D Taylor vortex %s %s: relative L2 error at t = 1: %.2e\n", stepper.c_str(), precision.c_str(),
-              r.taylor_green_error);
+  std::printf("2D Taylor vortex %s %s: relative L2 error at t = 1: %.2e\n", stepper.c_str(),
+              precision.c_str(), r.taylor_green_error);
   return r.taylor_green_error;
 }
 
@@ -94,7 +94,8 @@ TEST(SpectralTaylorVortex2D, DragAndHyperviscosityDecayExactly) {
     solver->velocity(v);
     const double f = std::exp(-(2 * s.nu * k * k + 4 * s.hyperviscosity * k * k * k * k + s.drag) * 1.0);
     double e2 = 0, n2 = 0;
-    for (std::size_t j = 0; j < u.size(); ++j) e2 += (v[j] - f * u[j]) * (v[j] - f * u[j]), n2 += f * f * u[j] * u[j];
+    for (std::size_t j = 0; j < u.size(); ++j)
+      e2 += (v[j] - f * u[j]) * (v[j] - f * u[j]), n2 += f * f * u[j] * u[j];
     EXPECT_LT(std::sqrt(e2 / n2), 1e-12) << stepper;
   }
 }
@@ -151,9 +152,9 @@ TEST(SpectralEnergyBudget, ClosesToTheRk3Error) { check_budget_order("rk3", 3.0,
 /// 1.5 times that. The 64^3 run must be at least ten times closer (spectral convergence).
 app::RunResult tgv(int n, const std::string& end = "2", const std::string& dealiasing = "two_thirds") {
   const std::string cells = std::to_string(n);
-  return run(load("tgv3d_spectral.yaml", {"domain.cells=[" + cells + "," + cells + "," + cells + "]",
-                                          "run.end_time=" + end, "output.diagnostics.every=0.1t",
-                                          "numerics.dealiasing=" + dealiasing}),
+  return run(load("tgv3d_spectral.yaml",
+                  {"domain.cells=[" + cells + "," + cells + "," + cells + "]", "run.end_time=" + end,
+                   "output.diagnostics.every=0.1t", "numerics.dealiasing=" + dealiasing}),
              "tgv3d_spectral_n" + cells + "_" + dealiasing);
 }
 
@@ -161,9 +162,11 @@ TEST(SpectralTaylorGreen3D, EarlyTimeMatchesTheDns) {
   if (!backend::fft_available()) GTEST_SKIP();
   const app::RunResult r32 = tgv(32), r64 = tgv(64);
   ASSERT_TRUE(r32.tgv && r64.tgv);
-  std::printf("TGV Re 1600, t <= 2: max |eps - 2 nu Z_ref| = %.3e (32^3), %.3e (64^3); max |E - E_ref| = %.3e, %.3e\n",
-              r32.tgv->max_enstrophy_deviation, r64.tgv->max_enstrophy_deviation, r32.tgv->max_energy_deviation,
-              r64.tgv->max_energy_deviation);
+  std::printf(
+      "TGV Re 1600, t <= 2: max |eps - 2 nu Z_ref| = %.3e (32^3), %.3e (64^3); max |E - E_ref| = %.3e, "
+      "%.3e\n",
+      r32.tgv->max_enstrophy_deviation, r64.tgv->max_enstrophy_deviation, r32.tgv->max_energy_deviation,
+      r64.tgv->max_energy_deviation);
   EXPECT_EQ(r32.tgv->points, 21u);
   EXPECT_LT(r32.tgv->max_enstrophy_deviation, 1.2e-6);
   EXPECT_LT(r32.tgv->max_energy_deviation, 2e-7);
@@ -193,8 +196,9 @@ namespace {
 TEST(SpectralRestart, IsBitwiseExact) {
   if (!backend::fft_available()) GTEST_SKIP();
   for (const char* precision : {"fp64", "fp32"}) {
-    const std::vector<std::string> common{"domain.cells=[16,16,16]", "numerics.dt=0.05", "numerics.precision=" +
-                                          std::string(precision), "output.diagnostics.every=0", "validation.reference=none"};
+    const std::vector<std::string> common{"domain.cells=[16,16,16]", "numerics.dt=0.05",
+                                          "numerics.precision=" + std::string(precision),
+                                          "output.diagnostics.every=0", "validation.reference=none"};
     auto with = [&](std::vector<std::string> extra) {
       extra.insert(extra.end(), common.begin(), common.end());
       return load("tgv3d_spectral.yaml", extra);
@@ -204,8 +208,8 @@ TEST(SpectralRestart, IsBitwiseExact) {
                                      std::string("restart_parts_") + precision);
     EXPECT_EQ(first.steps, 10);
     // Another initial amplitude: the restart must not use it.
-    const app::RunResult second =
-        run(with({"run.end_time=1.0", "initial.amplitude=2"}), std::string("restart_parts_") + precision, "auto");
+    const app::RunResult second = run(with({"run.end_time=1.0", "initial.amplitude=2"}),
+                                      std::string("restart_parts_") + precision, "auto");
     EXPECT_EQ(second.steps, 20);
     ASSERT_EQ(second.velocity.size(), whole.velocity.size());
     EXPECT_TRUE(second.velocity == whole.velocity) << precision;

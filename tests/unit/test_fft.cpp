@@ -70,8 +70,9 @@ TEST(Fft, AvailableInThisBuild) {
 template <class T>
 void expect_round_trip(const std::vector<index_t>& n, index_t batch, double tol) {
   const double e = r2c_round_trip_error<T>(n, batch);
-  std::printf("round trip %s, %zuD, %lld points x %lld: max relative error %.2e\n", sizeof(T) == 8 ? "fp64" : "fp32",
-              n.size(), static_cast<long long>(product(n)), static_cast<long long>(batch), e);
+  std::printf("round trip %s, %zuD, %lld points x %lld: max relative error %.2e\n",
+              sizeof(T) == 8 ? "fp64" : "fp32", n.size(), static_cast<long long>(product(n)),
+              static_cast<long long>(batch), e);
   EXPECT_LT(e, tol);
 }
 
@@ -99,7 +100,8 @@ TEST(Fft, PureModeLandsWhereTheConventionSays) {
   std::vector<double> x(static_cast<std::size_t>(nx * ny));
   for (index_t j = 0; j < ny; ++j)
     for (index_t i = 0; i < nx; ++i)
-      x[static_cast<std::size_t>(j * nx + i)] = std::sin(2 * M_PI * (double(a * i) / nx + double(b * j) / ny));
+      x[static_cast<std::size_t>(j * nx + i)] =
+          std::sin(2 * M_PI * (double(a * i) / nx + double(b * j) / ny));
   FftLayout l;
   l.n = {ny, nx};
   const FftPlan<double> fwd(FftKind::r2c, l);

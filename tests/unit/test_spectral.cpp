@@ -44,7 +44,8 @@ struct Field {
     double f = 0;
     for (int j = 0; j < modes; ++j) {
       double arg = phase[j];
-      for (int d = 0; d < dims; ++d) arg += ks[j][d] * kf[static_cast<std::size_t>(d)] * x[static_cast<std::size_t>(d)];
+      for (int d = 0; d < dims; ++d)
+        arg += ks[j][d] * kf[static_cast<std::size_t>(d)] * x[static_cast<std::size_t>(d)];
       f += deriv < 0 ? amp[j] * std::cos(arg)
                      : -amp[j] * ks[j][deriv] * kf[static_cast<std::size_t>(deriv)] * std::sin(arg);
     }
@@ -87,7 +88,8 @@ TEST(Spectral, DerivativesOfBandLimitedFieldsAreExact) {
   if (!eddy::backend::fft_available()) GTEST_SKIP() << "no FFT library in this build";
   const double e3 = gradient_error(3, {24, 20, 16}, {2 * M_PI, 3.0, 5.5});
   const double e2 = gradient_error(2, {30, 18, 1}, {1.0, 2.5, 1.0});
-  const double e2odd = gradient_error(2, {15, 21, 1}, {2 * M_PI, 2 * M_PI, 1.0});  // odd sizes: no Nyquist mode
+  const double e2odd =
+      gradient_error(2, {15, 21, 1}, {2 * M_PI, 2 * M_PI, 1.0});  // odd sizes: no Nyquist mode
   std::printf("spectral gradient, max relative error: 3D %.2e, 2D %.2e, 2D odd %.2e\n", e3, e2, e2odd);
   EXPECT_LT(e3, 1e-12);
   EXPECT_LT(e2, 1e-12);
@@ -95,7 +97,8 @@ TEST(Spectral, DerivativesOfBandLimitedFieldsAreExact) {
 }
 
 TEST(Spectral, GridSplitsAndWaveNumbers) {
-  // 3D on rank 1 of 3: kz = 0..7, -8..-1 along a; ky rows 7..12 (of 0..19, split 7, 7, 6 -> offsets 0, 7, 14).
+  // 3D on rank 1 of 3: kz = 0..7, -8..-1 along a; ky rows 7..12 (of 0..19, split 7, 7, 6 -> offsets 0, 7,
+  // 14).
   const Grid g = Grid::make(3, {16, 20, 16}, {1, 1, 1}, 3, 1);
   EXPECT_EQ(g.nc, 9);
   EXPECT_EQ(g.b0, 7);
@@ -110,7 +113,7 @@ TEST(Spectral, GridSplitsAndWaveNumbers) {
   EXPECT_EQ(g.weight(0), 1);
   EXPECT_EQ(g.weight(8), 1);  // Nyquist plane kx = nx/2
   EXPECT_EQ(g.weight(3), 2);
-  EXPECT_EQ(g.kmax[0], 5);    // (16 - 1) / 3: 3 * 5 < 16, so products of kept modes never alias onto kept modes
+  EXPECT_EQ(g.kmax[0], 5);  // (16 - 1) / 3: 3 * 5 < 16, so products of kept modes never alias onto kept modes
   EXPECT_FALSE(g.kept(6, 0, 0));
   EXPECT_TRUE(g.kept(5, -5, 5));
   EXPECT_FALSE(g.kept(0, 10, 0));  // Nyquist along y
@@ -147,7 +150,8 @@ eddy::spectral::Setup setup3d(int n, eddy::Precision p = eddy::Precision::fp64) 
   return s;
 }
 
-/// The Taylor-Green field u = sin x cos y cos z, v = -cos x sin y cos z: <|u|^2>/2 = 1/8, <|omega|^2>/2 = 3/8.
+/// The Taylor-Green field u = sin x cos y cos z, v = -cos x sin y cos z: <|u|^2>/2 = 1/8, <|omega|^2>/2 =
+/// 3/8.
 std::vector<double> taylor_green_3d(int n) {
   std::vector<double> u(static_cast<std::size_t>(3 * n * n * n));
   const double h = 2 * M_PI / n;
