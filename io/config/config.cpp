@@ -671,10 +671,15 @@ void check_line_structure(const std::string& text, const std::string& file_name)
       if (indent > block_scalar_indent) continue;
       block_scalar_indent = -1;
     }
-    if (line[first] == '#' || (first == 0 && (line[0] == '%' || line == "---" || line.rfind("--- ", 0) == 0 ||
-                                               line == "..."))) {
+    if (first == 0 && (line.rfind("---", 0) == 0 || line.rfind("...", 0) == 0) &&
+        (line.size() == 3 || line[3] == ' ' || line[3] == '\t')) {
+      const std::size_t rest = line.find_first_not_of(" \t", 3);
+      if (rest != std::string::npos && line[rest] != '#')
+        throw InputError(file_name + ":" + std::to_string(line_no) + ":" + std::to_string(rest + 1) +
+                         ": nothing may follow a document marker on its line");
       continue;
     }
+    if (line[first] == '#' || (first == 0 && line[0] == '%')) continue;
     std::size_t k = first;
     if (depth == 0) {
       while (k != std::string::npos && k + 1 < line.size() && line[k] == '-' &&
