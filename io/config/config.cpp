@@ -653,9 +653,9 @@ void check_characters(const std::string& text, const std::string& file_name) {
 /// loops forever on some malformed input, e.g. a line that is neither a key nor an item followed by
 /// a ',' line (found by tests/fuzz).
 void check_line_structure(const std::string& text, const std::string& file_name) {
-  int depth = 0;                 // open flow brackets
-  long block_scalar_indent = -1; // >= 0 inside a block scalar started at this indentation
-  bool seen_key = false;         // a key or item line came before
+  int depth = 0;                  // open flow brackets
+  long block_scalar_indent = -1;  // >= 0 inside a block scalar started at this indentation
+  bool seen_key = false;          // a key or item line came before
   long line_no = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -690,11 +690,13 @@ void check_line_structure(const std::string& text, const std::string& file_name)
       bool key = false;
       if (c0 == '"' || c0 == '\'') {
         const std::size_t close = line.find(c0, k + 1);
-        const std::size_t colon = close == std::string::npos ? close : line.find_first_not_of(" \t", close + 1);
+        const std::size_t colon =
+            close == std::string::npos ? close : line.find_first_not_of(" \t", close + 1);
         key = colon != std::string::npos && line[colon] == ':';
       } else if (std::isalnum(static_cast<unsigned char>(c0)) || c0 == '_' || c0 == '.' || c0 == '+') {
-        const std::size_t colon = line.find(": ", k) != std::string::npos ? line.find(": ", k)
-                                  : (line.back() == ':' ? line.size() - 1 : std::string::npos);
+        const std::size_t colon = line.find(": ", k) != std::string::npos
+                                      ? line.find(": ", k)
+                                      : (line.back() == ':' ? line.size() - 1 : std::string::npos);
         key = colon != std::string::npos && line.find_first_of(",[]{}&*!|>%@`#\"'", k) > colon;
       }
       const bool item = k != first;  // after "- ", a scalar or flow collection is fine
@@ -704,8 +706,9 @@ void check_line_structure(const std::string& text, const std::string& file_name)
           throw InputError(at + "keys must be plain names, not lists or maps");
         if (!seen_key)
           throw InputError(at + "the top level must be a map of `key: value` lines (solver, domain, ...)");
-        throw InputError(at + "expected a `key: value` line (eddy configs are mappings of keys; values on one "
-                              "line, or lists/maps in [..] and {..})");
+        throw InputError(at +
+                         "expected a `key: value` line (eddy configs are mappings of keys; values on one "
+                         "line, or lists/maps in [..] and {..})");
       }
       seen_key = true;
     }
@@ -723,13 +726,14 @@ void check_line_structure(const std::string& text, const std::string& file_name)
       if (c == '"' || c == '\'') quote = c;
       if (c == '[' || c == '{') ++depth;
       if ((c == ']' || c == '}') && --depth < 0)
-        throw InputError(file_name + ":" + std::to_string(line_no) + ":" + std::to_string(i + 1) + ": unmatched '" +
-                         std::string(1, c) + "'");
+        throw InputError(file_name + ":" + std::to_string(line_no) + ":" + std::to_string(i + 1) +
+                         ": unmatched '" + std::string(1, c) + "'");
       if (c != ' ' && c != '\t') last_significant = i;
     }
     if (depth == 0 && last_significant != std::string::npos) {
       std::size_t b = last_significant;
-      while (b > k && (std::isdigit(static_cast<unsigned char>(line[b])) || line[b] == '-' || line[b] == '+')) --b;
+      while (b > k && (std::isdigit(static_cast<unsigned char>(line[b])) || line[b] == '-' || line[b] == '+'))
+        --b;
       if ((line[b] == '|' || line[b] == '>') && b > 0 && (line[b - 1] == ' ' || line[b - 1] == ':'))
         block_scalar_indent = indent;
     }

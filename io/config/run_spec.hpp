@@ -17,116 +17,118 @@ using Schedule = eddy::Schedule;
 
 /// One face of the box: `x_min`, `x_max`, `y_min`, ... (LBM).
 struct FaceSpec {
-  std::string type = "wall";             ///< wall | moving_wall | periodic
-  std::vector<double> velocity{};        ///< wall velocity [m/s] (moving_wall only), one entry per dimension
+  std::string type = "wall";       ///< wall | moving_wall | periodic
+  std::vector<double> velocity{};  ///< wall velocity [m/s] (moving_wall only), one entry per dimension
 };
 
 struct DomainSpec {
-  std::vector<long> cells{128, 128};     ///< cells per direction [nx, ny] or [nx, ny, nz]
-  std::vector<double> length{1.0};       ///< physical edge length(s) [m]; one value = the same for every edge;
-                                         ///< the loader normalises to one entry per dimension
+  std::vector<long> cells{128, 128};  ///< cells per direction [nx, ny] or [nx, ny, nz]
+  std::vector<double> length{1.0};    ///< physical edge length(s) [m]; one value = the same for every edge;
+                                      ///< the loader normalises to one entry per dimension
 };
 
 struct PhysicsSpec {
-  double reynolds = 1000.0;              ///< Reynolds number Re = U L / nu with the reference velocity and length
-  double velocity = 1.0;                 ///< reference velocity U [m/s] (lid speed, TGV amplitude)
-  double reference_length = 0.0;         ///< reference length L [m]; 0 = domain edge length along x
-  double density = 1.0;                  ///< reference density [kg/m^3]
-  double drag = 0.0;                     ///< spectral: linear drag mu [1/s] of the term -mu u (0 = none)
+  double reynolds = 1000.0;       ///< Reynolds number Re = U L / nu with the reference velocity and length
+  double velocity = 1.0;          ///< reference velocity U [m/s] (lid speed, TGV amplitude)
+  double reference_length = 0.0;  ///< reference length L [m]; 0 = domain edge length along x
+  double density = 1.0;           ///< reference density [kg/m^3]
+  double drag = 0.0;              ///< spectral: linear drag mu [1/s] of the term -mu u (0 = none)
 };
 
 struct NumericsSpec {
-  std::string precision = "fp64";        ///< fp64 | fp32 | fp32/fp16 (LBM: 16-bit storage, FP32 arithmetic)
-  std::string lattice = "auto";          ///< LBM: D2Q9 | D3Q19 | D3Q27 | auto (D2Q9 in 2D, D3Q19 in 3D);
-                                         ///< the loader resolves auto, so an LBM RunSpec never holds it
-  std::string collision = "bgk";         ///< LBM: bgk | trt
-  double lattice_velocity = 0.1;         ///< LBM: reference velocity in lattice units (sets dt; Mach = u_lb*sqrt(3))
-  double max_mach = 0.3;                 ///< LBM: refuse a configuration whose lattice Mach number exceeds this
-  double trt_magic = 0.1875;             ///< LBM: TRT magic parameter Lambda (3/16: walls exactly half-way)
-  std::string time_stepper = "rk4";      ///< spectral: rk3 (SSP, Shu-Osher) | rk4 (classical); viscous terms
-                                         ///< integrated exactly (integrating factor)
-  double dt = 0.0;                       ///< spectral: fixed time step [s]; 0 = from numerics.cfl and the
-                                         ///< initial velocity (then fixed for the run)
-  double cfl = 0.5;                      ///< spectral: target CFL number dt sum_i max|u_i| / dx_i when dt = 0
-  double max_cfl = 0.0;                  ///< spectral: a larger CFL is refused at the start (exit 2) and stops
-                                         ///< the run (exit 3); 0 = the stepper's stability limit (two_thirds:
-                                         ///< rk3 0.83, rk4 1.35; phase_shift: rk3 0.58, rk4 0.95)
-  std::string dealiasing = "two_thirds"; ///< spectral: two_thirds (2/3 rule: exact energy conservation of the
-                                         ///< nonlinear term) | phase_shift (half-cell shifts in alternate
-                                         ///< stages + spherical truncation at sqrt(2)/3 N: 1.41x the kept k)
-  double hyperviscosity = 0.0;           ///< spectral: nu_h [m^(2p)/s] of the term -nu_h (-lap)^p u (0 = none)
-  long hyperviscosity_order = 2;         ///< spectral: the power p of the hyperviscous term (>= 2)
+  std::string precision = "fp64";  ///< fp64 | fp32 | fp32/fp16 (LBM: 16-bit storage, FP32 arithmetic)
+  std::string lattice = "auto";    ///< LBM: D2Q9 | D3Q19 | D3Q27 | auto (D2Q9 in 2D, D3Q19 in 3D);
+                                   ///< the loader resolves auto, so an LBM RunSpec never holds it
+  std::string collision = "bgk";   ///< LBM: bgk | trt
+  double lattice_velocity = 0.1;  ///< LBM: reference velocity in lattice units (sets dt; Mach = u_lb*sqrt(3))
+  double max_mach = 0.3;          ///< LBM: refuse a configuration whose lattice Mach number exceeds this
+  double trt_magic = 0.1875;      ///< LBM: TRT magic parameter Lambda (3/16: walls exactly half-way)
+  std::string time_stepper = "rk4";  ///< spectral: rk3 (SSP, Shu-Osher) | rk4 (classical); viscous terms
+                                     ///< integrated exactly (integrating factor)
+  double dt = 0.0;                   ///< spectral: fixed time step [s]; 0 = from numerics.cfl and the
+                                     ///< initial velocity (then fixed for the run)
+  double cfl = 0.5;                  ///< spectral: target CFL number dt sum_i max|u_i| / dx_i when dt = 0
+  double max_cfl = 0.0;              ///< spectral: a larger CFL is refused at the start (exit 2) and stops
+                                     ///< the run (exit 3); 0 = the stepper's stability limit (two_thirds:
+                                     ///< rk3 0.83, rk4 1.35; phase_shift: rk3 0.58, rk4 0.95)
+  std::string dealiasing =
+      "two_thirds";               ///< spectral: two_thirds (2/3 rule: exact energy conservation of the
+                                  ///< nonlinear term) | phase_shift (half-cell shifts in alternate
+                                  ///< stages + spherical truncation at sqrt(2)/3 N: 1.41x the kept k)
+  double hyperviscosity = 0.0;    ///< spectral: nu_h [m^(2p)/s] of the term -nu_h (-lap)^p u (0 = none)
+  long hyperviscosity_order = 2;  ///< spectral: the power p of the hyperviscous term (>= 2)
 };
 
 struct BoundarySpec {
-  FaceSpec x_min{}, x_max{}, y_min{}, y_max{}, z_min{}, z_max{};  ///< default: all walls; z faces unused in 2D;
-                                                                   ///< solver spectral: set to periodic by the loader
+  FaceSpec x_min{}, x_max{}, y_min{}, y_max{}, z_min{},
+      z_max{};  ///< default: all walls; z faces unused in 2D;
+                ///< solver spectral: set to periodic by the loader
 };
 
 struct InitialSpec {
-  std::string type = "rest";             ///< rest | taylor_green | random_spectrum (spectral)
-  double amplitude = 0.0;                ///< initial velocity amplitude [m/s]; 0 = physics.velocity
-                                         ///< (random_spectrum: kinetic energy amplitude^2 / 2)
-  double peak_wavenumber = 12.0;         ///< random_spectrum: k_p [1/m] of the energy spectrum
-                                         ///< E(k) ~ (k/k_p)^(2s+1) exp(-(s+1/2)(k/k_p)^2)
-  double spectrum_shape = 3.0;           ///< random_spectrum: the exponent s of that spectrum
-  long seed = 42;                        ///< random_spectrum: seed of the random phases (the field does not
-                                         ///< depend on the rank count)
+  std::string type = "rest";      ///< rest | taylor_green | random_spectrum (spectral)
+  double amplitude = 0.0;         ///< initial velocity amplitude [m/s]; 0 = physics.velocity
+                                  ///< (random_spectrum: kinetic energy amplitude^2 / 2)
+  double peak_wavenumber = 12.0;  ///< random_spectrum: k_p [1/m] of the energy spectrum
+                                  ///< E(k) ~ (k/k_p)^(2s+1) exp(-(s+1/2)(k/k_p)^2)
+  double spectrum_shape = 3.0;    ///< random_spectrum: the exponent s of that spectrum
+  long seed = 42;                 ///< random_spectrum: seed of the random phases (the field does not
+                                  ///< depend on the rank count)
 };
 
 struct FieldOutputSpec {
-  Schedule every{};                      ///< when to write fields/<name>_<step>.h5 (never by default)
-  bool at_end = true;                    ///< also write the final state
+  Schedule every{};    ///< when to write fields/<name>_<step>.h5 (never by default)
+  bool at_end = true;  ///< also write the final state
 };
 
 struct DiagnosticsSpec {
-  Schedule every{100, 0.0};              ///< when to add a row to diagnostics.csv and print a progress line
+  Schedule every{100, 0.0};  ///< when to add a row to diagnostics.csv and print a progress line
 };
 
 struct CheckpointSpec {
-  Schedule every{};                      ///< when to write checkpoints/ckpt_<step>.h5 (never by default)
-  long keep = 3;                         ///< how many checkpoints to keep (>= 1)
+  Schedule every{};  ///< when to write checkpoints/ckpt_<step>.h5 (never by default)
+  long keep = 3;     ///< how many checkpoints to keep (>= 1)
 };
 
 struct OutputSpec {
-  std::string dir = "";                  ///< output directory; "" = out/<name> (the CLI's --out wins)
+  std::string dir = "";  ///< output directory; "" = out/<name> (the CLI's --out wins)
   FieldOutputSpec fields{};
   DiagnosticsSpec diagnostics{};
   CheckpointSpec checkpoint{};
 };
 
 struct SteadySpec {
-  double tolerance = 0.0;                ///< stop when the relative change of the velocity field between checks
-                                         ///< (L2 norm, per unit time) falls below this; 0 = never
-  long check_every = 1000;               ///< steps between residual checks
+  double tolerance = 0.0;   ///< stop when the relative change of the velocity field between checks
+                            ///< (L2 norm, per unit time) falls below this; 0 = never
+  long check_every = 1000;  ///< steps between residual checks
 };
 
 struct RunControlSpec {
-  double end_time = 0.0;                 ///< stop at this physical time [s] (0 = use `steps`)
-  long steps = 0;                        ///< stop after this many steps (0 = use `end_time`)
+  double end_time = 0.0;  ///< stop at this physical time [s] (0 = use `steps`)
+  long steps = 0;         ///< stop after this many steps (0 = use `end_time`)
   SteadySpec steady{};
-  double max_wall_time = 0.0;            ///< wall-clock limit [s]; 0 = none. The run checkpoints and
-                                         ///< exits with code 75 when it is reached
-  long check_every = 100;                ///< steps between health checks (NaN/Inf, Mach limit): exit 3
-  long stop_check_every = 10;            ///< steps between the ranks' agreement on stopping (signals,
-                                         ///< wall time)
+  double max_wall_time = 0.0;  ///< wall-clock limit [s]; 0 = none. The run checkpoints and
+                               ///< exits with code 75 when it is reached
+  long check_every = 100;      ///< steps between health checks (NaN/Inf, Mach limit): exit 3
+  long stop_check_every = 10;  ///< steps between the ranks' agreement on stopping (signals,
+                               ///< wall time)
 };
 
 struct ParallelSpec {
-  std::string comm = "mpi";              ///< mpi | mpi-gpu | nccl | auto
-  std::vector<long> ranks{};             ///< ranks per direction; empty = MPI_Dims_create
+  std::string comm = "mpi";   ///< mpi | mpi-gpu | nccl | auto
+  std::vector<long> ranks{};  ///< ranks per direction; empty = MPI_Dims_create
 };
 
 struct ValidationSpec {
-  std::string reference = "none";        ///< none | ghia1982 | taylor_green | tgv_re1600 (3D spectral: the
-                                         ///< dissipation against the 512^3 DNS of the HiOCFD case C3.5)
-  std::string file = "";                 ///< reference data file; "" = the case's shipped file
+  std::string reference = "none";  ///< none | ghia1982 | taylor_green | tgv_re1600 (3D spectral: the
+                                   ///< dissipation against the 512^3 DNS of the HiOCFD case C3.5)
+  std::string file = "";           ///< reference data file; "" = the case's shipped file
 };
 
 /// The whole run.
 struct RunSpec {
-  std::string name = "run";              ///< run name: output goes to out/<name> by default
-  std::string solver = "lbm";            ///< lbm | spectral
+  std::string name = "run";    ///< run name: output goes to out/<name> by default
+  std::string solver = "lbm";  ///< lbm | spectral
   DomainSpec domain{};
   PhysicsSpec physics{};
   NumericsSpec numerics{};
@@ -137,8 +139,8 @@ struct RunSpec {
   ParallelSpec parallel{};
   ValidationSpec validation{};
 
-  std::string source_file;               ///< the YAML file this came from (not a config key)
-  std::string resolved_yaml;             ///< every key with its final value, as YAML (not a config key)
+  std::string source_file;    ///< the YAML file this came from (not a config key)
+  std::string resolved_yaml;  ///< every key with its final value, as YAML (not a config key)
 
   int dimensions() const { return static_cast<int>(domain.cells.size()); }
 };

@@ -26,7 +26,8 @@ std::vector<fs::path> checkpoints_in(const fs::path& dir) {
     const std::string n = e.path().filename().string();
     if (n.rfind("ckpt_", 0) == 0 && e.path().extension() == ".h5") found.push_back(e.path());
   }
-  std::sort(found.begin(), found.end(), [](const fs::path& a, const fs::path& b) { return a.filename() > b.filename(); });
+  std::sort(found.begin(), found.end(),
+            [](const fs::path& a, const fs::path& b) { return a.filename() > b.filename(); });
   return found;
 }
 
@@ -51,8 +52,8 @@ bool valid(const std::string& path, std::string& why) {
 
 }  // namespace
 
-std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, const CheckpointState& state, long keep,
-                             const parallel::Comm& comm) {
+std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, const CheckpointState& state,
+                             long keep, const parallel::Comm& comm) {
   const fs::path dir = out / "checkpoints";
   if (comm.root()) {
     std::error_code ec;
@@ -144,8 +145,8 @@ std::vector<unsigned char> read_checkpoint_state(const std::string& path, const 
                                                  int elem_bytes) {
   const FieldReader r(path);
   if (r.value_bytes("state") != elem_bytes)
-    throw InputError(cat(path, ": state stored with ", r.value_bytes("state"), "-byte values, the run uses ",
-                         elem_bytes));
+    throw InputError(
+        cat(path, ": state stored with ", r.value_bytes("state"), "-byte values, the run uses ", elem_bytes));
   std::vector<unsigned char> out;
   if (elem_bytes == 8) {
     const std::vector<double> v = r.read_block<double>("state", block, ncomp);

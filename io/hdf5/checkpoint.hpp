@@ -13,13 +13,13 @@ namespace eddy::io {
 
 /// What a checkpoint says about the run that wrote it (root attributes).
 struct CheckpointMeta {
-  std::string solver;            ///< "lbm" / "spectral"
-  std::string scheme;            ///< e.g. the lattice "D3Q19" (LBM)
-  std::string precision;         ///< fp64 / fp32
-  std::vector<long> cells;       ///< global grid
+  std::string solver;       ///< "lbm" / "spectral"
+  std::string scheme;       ///< e.g. the lattice "D3Q19" (LBM)
+  std::string precision;    ///< fp64 / fp32
+  std::vector<long> cells;  ///< global grid
   long step = 0;
   double time = 0.0;
-  std::string resolved_config;   ///< YAML of the run
+  std::string resolved_config;  ///< YAML of the run
 };
 
 /// The state: this rank's block of a distributed array with `ncomp` values per cell of `elem_bytes`
@@ -33,18 +33,20 @@ struct CheckpointState {
 
 /// Write a checkpoint into `<out>/checkpoints`, update `latest`, remove all but the newest `keep`.
 /// Returns its path. Collective.
-std::string write_checkpoint(const std::filesystem::path& out, const CheckpointMeta& meta, const CheckpointState& state,
-                             long keep, const parallel::Comm& comm);
+std::string write_checkpoint(const std::filesystem::path& out, const CheckpointMeta& meta,
+                             const CheckpointState& state, long keep, const parallel::Comm& comm);
 
 /// The checkpoint to restart from: `auto` = the newest one in `<out>/checkpoints` whose checksums hold
 /// (ones that fail are skipped with a warning; none at all is an InputError); anything else is a path,
 /// refused (InputError) when missing or when a checksum fails. Collective.
-std::string find_checkpoint(const std::filesystem::path& out, const std::string& restart, const parallel::Comm& comm);
+std::string find_checkpoint(const std::filesystem::path& out, const std::string& restart,
+                            const parallel::Comm& comm);
 
 /// The metadata of a checkpoint file.
 CheckpointMeta read_checkpoint_meta(const std::string& path);
 
 /// This rank's block of the state (collective only in the sense that every rank reads its own box).
-std::vector<unsigned char> read_checkpoint_state(const std::string& path, const Block& block, int ncomp, int elem_bytes);
+std::vector<unsigned char> read_checkpoint_state(const std::string& path, const Block& block, int ncomp,
+                                                 int elem_bytes);
 
 }  // namespace eddy::io

@@ -26,7 +26,8 @@ const char* usage =
     "  eddy bench CONFIG.yaml [--set ...] [--steps N] [--repeat R] [--json FILE]\n"
     "  eddy info\n"
     "exit codes: 0 success, 1 failure, 2 bad input (config, command line, files), 3 numerical failure,\n"
-    "            75 stopped early by a signal or run.max_wall_time after writing a checkpoint (--restart auto)\n";
+    "            75 stopped early by a signal or run.max_wall_time after writing a checkpoint (--restart "
+    "auto)\n";
 
 struct Args {
   std::string verb, config, out, json, restart;
@@ -84,7 +85,8 @@ Args parse(int argc, char** argv) {
       throw InputError("unexpected argument '" + s + "'\n" + usage);
     }
   }
-  if (a.verb != "info" && a.config.empty()) throw InputError("eddy " + a.verb + ": no CONFIG.yaml given\n" + usage);
+  if (a.verb != "info" && a.config.empty())
+    throw InputError("eddy " + a.verb + ": no CONFIG.yaml given\n" + usage);
   return a;
 }
 
@@ -92,8 +94,8 @@ void info(const parallel::Comm& comm) {
   const backend::DeviceInfo d = backend::device_info();
   log::info("eddy " EDDY_VERSION);
   log::info("backend:   " + d.backend + " (" + d.runtime + ")");
-  log::info(std::string("HDF5:      ") + (io::hdf5_is_parallel() ? "parallel (collective writes)"
-                                                                  : "serial (blocks gathered to rank 0)"));
+  log::info(std::string("HDF5:      ") +
+            (io::hdf5_is_parallel() ? "parallel (collective writes)" : "serial (blocks gathered to rank 0)"));
   int major = 0, minor = 0;
   MPI_Get_version(&major, &minor);
   log::info("MPI:       " + std::to_string(major) + "." + std::to_string(minor) + ", " +
@@ -106,7 +108,8 @@ void info(const parallel::Comm& comm) {
   for (int r = 0; r < comm.size(); ++r) {
     std::string line = mine;
     if (r != 0) {
-      if (comm.rank() == r) MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, 0, 7, comm.native());
+      if (comm.rank() == r)
+        MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, 0, 7, comm.native());
       if (comm.root()) {
         MPI_Status st;
         MPI_Probe(r, 7, comm.native(), &st);
@@ -140,7 +143,8 @@ int main_entry(int argc, char** argv) {
     if (a.verb == "validate") {  // no device needed: works on a login node
       const config::RunSpec spec = config::load_file(a.config, a.sets);
       if (spec.validation.reference == "ghia1982")
-        read_ghia(spec.validation.file.empty() ? default_ghia_file() : spec.validation.file, spec.physics.reynolds);
+        read_ghia(spec.validation.file.empty() ? default_ghia_file() : spec.validation.file,
+                  spec.physics.reynolds);
       log::info(a.config + ": valid");
       return exit_ok;
     }

@@ -24,14 +24,16 @@ LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   LbmCase c;
   const int dims = spec.dimensions();
   Int3 cells{1, 1, 1};
-  for (int d = 0; d < dims; ++d) cells[static_cast<std::size_t>(d)] = spec.domain.cells[static_cast<std::size_t>(d)];
+  for (int d = 0; d < dims; ++d)
+    cells[static_cast<std::size_t>(d)] = spec.domain.cells[static_cast<std::size_t>(d)];
   const double dx = spec.domain.length[0] / static_cast<double>(cells[0]);
   c.length_ref = spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
   c.units = lbm::Units::make(c.length_ref, spec.physics.velocity, spec.physics.reynolds, dx,
                              spec.numerics.lattice_velocity, spec.physics.density);
   // Cells are cubes: every edge must be a whole number of dx.
   for (int d = 1; d < dims; ++d) {
-    const double dxd = spec.domain.length[static_cast<std::size_t>(d)] / static_cast<double>(cells[static_cast<std::size_t>(d)]);
+    const double dxd = spec.domain.length[static_cast<std::size_t>(d)] /
+                       static_cast<double>(cells[static_cast<std::size_t>(d)]);
     if (std::fabs(dxd - dx) > 1e-9 * dx)
       throw InputError(cat("domain.cells / domain.length: the LBM needs cubic cells, but dx = ", dx,
                            " along x and ", dxd, " along ", "xyz"[d],
@@ -82,7 +84,8 @@ lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCa
     const Real3 p{(x + 0.5) * u.dx, (y + 0.5) * u.dx, (z + 0.5) * u.dx};
     const Real3 v = tg.velocity(p);
     lbm::CellState s;
-    for (int d = 0; d < 3; ++d) s.u[static_cast<std::size_t>(d)] = u.to_lattice_velocity(v[static_cast<std::size_t>(d)]);
+    for (int d = 0; d < 3; ++d)
+      s.u[static_cast<std::size_t>(d)] = u.to_lattice_velocity(v[static_cast<std::size_t>(d)]);
     // p = c_s^2 drho in lattice units
     const double scale = u.density * (u.dx / u.dt) * (u.dx / u.dt);
     s.drho = 3.0 * tg.pressure(p) / scale;

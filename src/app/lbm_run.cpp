@@ -5,13 +5,13 @@
 
 #include "app/lbm_case.hpp"
 #include "app/output.hpp"
-#include "app/stop.hpp"
-#include "io/hdf5/checkpoint.hpp"
 #include "app/run.hpp"
+#include "app/stop.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "io/hdf5/checkpoint.hpp"
 #include "sim/simulation.hpp"
 
 namespace eddy::app {
@@ -23,8 +23,9 @@ namespace {
 void check_restart_matches(const io::CheckpointMeta& ckpt, const io::CheckpointMeta& run, double dt,
                            const std::string& path) {
   auto mismatch = [&](const std::string& what, const std::string& a, const std::string& b) {
-    throw InputError(cat("--restart ", path, ": the checkpoint's ", what, " is ", a, " but the config's is ", b,
-                         "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
+    throw InputError(
+        cat("--restart ", path, ": the checkpoint's ", what, " is ", a, " but the config's is ", b,
+            "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
   };
   auto cells = [](const std::vector<long>& v) {
     std::string s = "[";
@@ -33,12 +34,13 @@ void check_restart_matches(const io::CheckpointMeta& ckpt, const io::CheckpointM
   };
   if (ckpt.solver != run.solver) mismatch("solver", ckpt.solver, run.solver);
   if (ckpt.scheme != run.scheme) mismatch("lattice (numerics.lattice)", ckpt.scheme, run.scheme);
-  if (ckpt.precision != run.precision) mismatch("precision (numerics.precision)", ckpt.precision, run.precision);
+  if (ckpt.precision != run.precision)
+    mismatch("precision (numerics.precision)", ckpt.precision, run.precision);
   if (ckpt.cells != run.cells) mismatch("grid (domain.cells)", cells(ckpt.cells), cells(run.cells));
   const double t = static_cast<double>(ckpt.step) * dt;
   if (std::fabs(t - ckpt.time) > 1e-9 * std::max(1.0, std::fabs(t)))
-    mismatch("time step (from numerics.lattice_velocity, physics, domain)", cat(ckpt.time / double(ckpt.step), " s"),
-             cat(dt, " s"));
+    mismatch("time step (from numerics.lattice_velocity, physics, domain)",
+             cat(ckpt.time / double(ckpt.step), " s"), cat(dt, " s"));
 }
 
 }  // namespace
@@ -46,9 +48,14 @@ void check_restart_matches(const io::CheckpointMeta& ckpt, const io::CheckpointM
 RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
   const LbmCase c = make_lbm_case(spec, comm);
   if (spec.validation.reference == "ghia1982")
-    read_ghia(spec.validation.file.empty() ? default_ghia_file() : spec.validation.file, spec.physics.reynolds);
-  const io::CheckpointMeta meta_now{"lbm", c.setup.lattice, spec.numerics.precision,
-                                    std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()), 0, 0.0,
+    read_ghia(spec.validation.file.empty() ? default_ghia_file() : spec.validation.file,
+              spec.physics.reynolds);
+  const io::CheckpointMeta meta_now{"lbm",
+                                    c.setup.lattice,
+                                    spec.numerics.precision,
+                                    std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()),
+                                    0,
+                                    0.0,
                                     spec.resolved_yaml};
   // A restart is checked before anything is written.
   std::string restart_path;
@@ -65,7 +72,8 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   long start_step = 0;
   if (!restart_path.empty()) {
     const io::CheckpointMeta& m = restart_meta;
-    solver->load_state(io::read_checkpoint_state(restart_path, c.block, solver->q(), solver->state_bytes()), m.step);
+    solver->load_state(io::read_checkpoint_state(restart_path, c.block, solver->q(), solver->state_bytes()),
+                       m.step);
     start_step = m.step;
     out.resume_at(m.step);
     log::info(cat("restarted from ", restart_path, " at step ", m.step, ", t = ", m.time, " s"));
@@ -97,9 +105,10 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
       pressure[k] = u.to_pressure(rho[k] - 1.0);
     }
     for (double& v : vel) v = u.to_velocity(v);
-    return std::vector<FieldData>{{"velocity", vel.data(), c.setup.dims, "m/s"},
-                                  {"density", density.data(), 0, "kg/m^3"},
-                                  {"pressure", pressure.data(), 0, "Pa (deviation from the reference pressure)"}};
+    return std::vector<FieldData>{
+        {"velocity", vel.data(), c.setup.dims, "m/s"},
+        {"density", density.data(), 0, "kg/m^3"},
+        {"pressure", pressure.data(), 0, "Pa (deviation from the reference pressure)"}};
   };
   const FieldGrid grid{c.block, {u.dx, u.dx, u.dx}};
 
@@ -122,7 +131,8 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
       const auto [speed, local] = solver->fastest_cell();
       const bool mine = speed == st.max_speed;
       cell_index = -comm.max(-(mine ? static_cast<long>(local) : std::numeric_limits<long>::max()));
-      what = cat("the Mach number reached ", mach, ", above 1.5 x numerics.max_mach = ", spec.numerics.max_mach, ",");
+      what = cat("the Mach number reached ", mach,
+                 ", above 1.5 x numerics.max_mach = ", spec.numerics.max_mach, ",");
     }
     const index_t nx = c.block.global[0], ny = c.block.global[1];
     const Int3 cell{cell_index % nx, (cell_index / nx) % ny, cell_index / (nx * ny)};
@@ -130,16 +140,20 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     for (std::size_t r = 0; r < c.decomposition.boxes.size(); ++r) {
       const parallel::Box& b = c.decomposition.boxes[r];
       bool in = true;
-      for (std::size_t a = 0; a < 3; ++a) in = in && cell[a] >= b.offset[a] && cell[a] < b.offset[a] + b.extent[a];
+      for (std::size_t a = 0; a < 3; ++a)
+        in = in && cell[a] >= b.offset[a] && cell[a] < b.offset[a] + b.extent[a];
       if (in) owner = static_cast<int>(r);
     }
-    const std::string where = cat(what, " at cell (", cell[0], ", ", cell[1],
-                                  c.setup.dims == 3 ? cat(", ", cell[2]) : std::string(), ") on rank ", owner);
+    const std::string where =
+        cat(what, " at cell (", cell[0], ", ", cell[1],
+            c.setup.dims == 3 ? cat(", ", cell[2]) : std::string(), ") on rank ", owner);
     std::vector<double> density, pressure;
     out.write_failed_fields(clk.step, clk.time, grid, field_data(density, pressure));
-    throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", where,
-                             " (unstable: lower numerics.lattice_velocity, refine the grid or use trt); the fields "
-                             "are in fields/FAILED_", spec.name, "_<step>.h5; checkpoints already written are kept"));
+    throw NumericalError(
+        cat("step ", clk.step, ", t = ", clk.time, " s: ", where,
+            " (unstable: lower numerics.lattice_velocity, refine the grid or use trt); the fields "
+            "are in fields/FAILED_",
+            spec.name, "_<step>.h5; checkpoints already written are kept"));
   };
 
   // Diagnostics and the progress line.
@@ -157,10 +171,11 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     const double mach = lbm::Units::mach(st.max_speed);
     out.diagnostics(clk.step, clk.time, {ke, vmax, mach, st.mass / double(cells), mlups});
     std::string eta;
-    if (planned > 0 && clk.step > 0) eta = " ETA " + RunOutput::duration(step_s / clk.step * (planned - clk.step));
+    if (planned > 0 && clk.step > 0)
+      eta = " ETA " + RunOutput::duration(step_s / clk.step * (planned - clk.step));
     char b[200];
-    std::snprintf(b, sizeof b, "step %8ld  t %.4e s  %8.1f MLUPS %s max|u| %.3e m/s  Ma %.3f", clk.step, clk.time,
-                  mlups, eta.c_str(), vmax, mach);
+    std::snprintf(b, sizeof b, "step %8ld  t %.4e s  %8.1f MLUPS %s max|u| %.3e m/s  Ma %.3f", clk.step,
+                  clk.time, mlups, eta.c_str(), vmax, mach);
     log::info(b);
   };
   simulation.add("diagnostics", spec.output.diagnostics.every, diagnostics, true);
@@ -178,11 +193,11 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     const std::vector<unsigned char> state = solver->save_state();
     io::CheckpointMeta m = meta_now;
     m.step = clk.step, m.time = clk.time;
-    const std::string path = io::write_checkpoint(out.dir(), m, {&c.block, solver->q(), solver->state_bytes(), state.data()},
-                                                  spec.output.checkpoint.keep, comm);
+    const std::string path =
+        io::write_checkpoint(out.dir(), m, {&c.block, solver->q(), solver->state_bytes(), state.data()},
+                             spec.output.checkpoint.keep, comm);
     log::info("checkpoint " + path);
   };
-
 
   // Steady state: relative change of the velocity field per convective time L/U.
   if (spec.run.steady.tolerance > 0) {
@@ -213,7 +228,9 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   r.stop_reason = sim::to_string(why);
   r.interrupted = interrupted;
   r.out_dir = out.dir().string();
-  r.mlups = simulation.step_seconds() > 0 ? double(cells) * double(clk.step) / simulation.step_seconds() / 1e6 : 0;
+  r.mlups = simulation.step_seconds() > 0
+                ? double(cells) * double(clk.step - start_step) / simulation.step_seconds() / 1e6
+                : 0;
   log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.mlups,
                 " MLUPS over the run"));
   for (const sim::Timing& t : simulation.timings())

@@ -37,9 +37,10 @@ RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const p
 
   const backend::DeviceInfo dev = backend::device_info();
   log::info(cat("eddy ", EDDY_VERSION, " | backend ", dev.backend, " | device ", dev.name,
-                dev.device_count ? cat(" (", dev.memory_gib, " GiB)") : cat(", ", dev.threads, " threads"), " | ",
-                comm.size(), " MPI rank(s) | HDF5 ",
-                io::hdf5_is_parallel() ? "parallel" : "serial (blocks gathered to rank 0)", " | ", dev.runtime));
+                dev.device_count ? cat(" (", dev.memory_gib, " GiB)") : cat(", ", dev.threads, " threads"),
+                " | ", comm.size(), " MPI rank(s) | HDF5 ",
+                io::hdf5_is_parallel() ? "parallel" : "serial (blocks gathered to rank 0)", " | ",
+                dev.runtime));
   log::info(cat("config ", spec.source_file, " -> ", dir_.string()));
   log::info("resolved config:\n" + spec.resolved_yaml);
 }
@@ -55,7 +56,8 @@ void RunOutput::resume_at(long step) {
 void RunOutput::open_diagnostics(const std::vector<std::string>& columns) {
   const std::string path = (dir_ / "diagnostics.csv").string();
   if (resume_step_ >= 0)
-    csv_ = std::make_unique<io::DiagnosticsCsv>(io::DiagnosticsCsv::open_append(path, columns, comm_, resume_step_));
+    csv_ = std::make_unique<io::DiagnosticsCsv>(
+        io::DiagnosticsCsv::open_append(path, columns, comm_, resume_step_));
   else
     csv_ = std::make_unique<io::DiagnosticsCsv>(path, columns, comm_);
 }
@@ -66,10 +68,12 @@ void RunOutput::diagnostics(long step, double time, const std::vector<double>& v
 
 void RunOutput::write_failed_fields(long step, double time, const FieldGrid& grid,
                                     const std::vector<FieldData>& fields) {
-  write_file(dir_ / "fields" / io::step_file_name("FAILED_" + spec_.name, step, ".h5"), step, time, grid, fields);
+  write_file(dir_ / "fields" / io::step_file_name("FAILED_" + spec_.name, step, ".h5"), step, time, grid,
+             fields);
 }
 
-void RunOutput::write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields) {
+void RunOutput::write_fields(long step, double time, const FieldGrid& grid,
+                             const std::vector<FieldData>& fields) {
   const fs::path h5 = dir_ / "fields" / io::step_file_name(spec_.name, step, ".h5");
   io::XdmfGrid x = write_file(h5, step, time, grid, fields);
   io::write_xdmf((dir_ / "fields" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);

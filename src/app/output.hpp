@@ -21,10 +21,10 @@ namespace eddy::app {
 
 /// One field to write: this rank's block of it, x fastest, `ncomp` values per cell (0 = scalar).
 struct FieldData {
-  std::string name;            ///< dataset name (DESIGN §7): velocity, density, pressure, vorticity
+  std::string name;  ///< dataset name (DESIGN §7): velocity, density, pressure, vorticity
   const double* data = nullptr;
   int ncomp = 0;
-  std::string units;           ///< stored as the dataset's `units` attribute
+  std::string units;  ///< stored as the dataset's `units` attribute
 };
 
 /// Geometry of the field files: the global grid, this rank's box and the cell size.
@@ -54,7 +54,8 @@ class RunOutput {
   /// Write fields/<name>_<step>.h5 with the standard attributes, its .xmf, and extend fields.xmf.
   void write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields);
   /// The fields of a failed run: fields/FAILED_<name>_<step>.h5, not part of the time series.
-  void write_failed_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields);
+  void write_failed_fields(long step, double time, const FieldGrid& grid,
+                           const std::vector<FieldData>& fields);
 
   /// "12 s", "3.4 min", "1.2 h".
   static std::string duration(double seconds);

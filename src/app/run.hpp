@@ -14,22 +14,23 @@ namespace eddy::app {
 struct RunOptions {
   std::string out_dir;  ///< output directory; "" = the config's output.dir, else out/<name>
   bool quiet = false;   ///< no progress lines on the terminal (run.log still gets them)
-  std::string restart;  ///< "" = fresh start; "auto" = newest valid checkpoint of the output directory; or a path
+  std::string
+      restart;  ///< "" = fresh start; "auto" = newest valid checkpoint of the output directory; or a path
 };
 
 struct RunResult {
   long steps = 0;
-  double time = 0.0;                    ///< physical time reached [s]
+  double time = 0.0;  ///< physical time reached [s]
   std::string stop_reason;
-  bool interrupted = false;             ///< stopped early (signal, wall time) with a checkpoint written
-  double mlups = 0.0;                   ///< million lattice-cell updates per second, whole run
+  bool interrupted = false;  ///< stopped early (signal, wall time) with a checkpoint written
+  double mlups = 0.0;        ///< million lattice-cell updates per second, whole run
   std::string out_dir;
-  std::optional<GhiaComparison> ghia;   ///< when validation.reference is ghia1982
-  double taylor_green_error = -1.0;     ///< when validation.reference is taylor_green (2D): relative L2
-                                        ///< error of the velocity against the exact solution
-  std::vector<double> velocity;         ///< final velocity [m/s], interior cells of rank 0's block,
-                                        ///< x fastest, `dims` components (for tests and validation)
-  double ms_per_step = 0.0;             ///< wall-clock milliseconds per time step, whole run (spectral)
+  std::optional<GhiaComparison> ghia;       ///< when validation.reference is ghia1982
+  double taylor_green_error = -1.0;         ///< when validation.reference is taylor_green (2D): relative L2
+                                            ///< error of the velocity against the exact solution
+  std::vector<double> velocity;             ///< final velocity [m/s], interior cells of rank 0's block,
+                                            ///< x fastest, `dims` components (for tests and validation)
+  double ms_per_step = 0.0;                 ///< wall-clock milliseconds per time step, whole run (spectral)
   std::optional<cases::TgvComparison> tgv;  ///< when validation.reference is tgv_re1600 (spectral, 3D)
 };
 

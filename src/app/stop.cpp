@@ -7,7 +7,7 @@
 namespace eddy::app {
 
 std::function<std::optional<sim::StopReason>()> make_stop_check(const config::RunSpec& spec,
-                                                               const parallel::Comm& comm) {
+                                                                const parallel::Comm& comm) {
   sim::install_stop_signals();
   const auto started = std::chrono::steady_clock::now();
   const double limit = spec.run.max_wall_time;

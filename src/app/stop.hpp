@@ -16,6 +16,6 @@ constexpr int exit_interrupted = 75;
 /// A collective stop check for Simulation::set_stop_check: installs the signal handlers; every rank
 /// gets the same answer (a signal seen on any rank, or the wall time of rank 0 past run.max_wall_time).
 std::function<std::optional<sim::StopReason>()> make_stop_check(const config::RunSpec& spec,
-                                                               const parallel::Comm& comm);
+                                                                const parallel::Comm& comm);
 
 }  // namespace eddy::app

@@ -22,8 +22,8 @@ double interpolate(const std::vector<double>& xs, const std::vector<double>& ys,
 
 /// Profile of component `comp` along the centreline: through the middle of the cells across it
 /// (average of the two middle columns/rows when their count is even), plus the wall values.
-void centreline(const std::vector<double>& u, index_t nx, index_t ny, int comp, bool along_y,
-                double wall_lo, double wall_hi, std::vector<double>& s, std::vector<double>& v) {
+void centreline(const std::vector<double>& u, index_t nx, index_t ny, int comp, bool along_y, double wall_lo,
+                double wall_hi, std::vector<double>& s, std::vector<double>& v) {
   const index_t n_along = along_y ? ny : nx, n_across = along_y ? nx : ny;
   const index_t a = (n_across - 1) / 2, b = n_across / 2;
   s = {0.0};
@@ -70,7 +70,8 @@ double taylor_green_error(const std::vector<double>& velocity, index_t nx, index
     for (index_t x = 0; x < nx; ++x) {
       const Real3 ex = tg.velocity({(x + 0.5) * dx, (y + 0.5) * dx, 0.0}, t);
       const std::size_t k = static_cast<std::size_t>(y * nx + x) * 2;
-      e2 += (velocity[k] - ex[0]) * (velocity[k] - ex[0]) + (velocity[k + 1] - ex[1]) * (velocity[k + 1] - ex[1]);
+      e2 += (velocity[k] - ex[0]) * (velocity[k] - ex[0]) +
+            (velocity[k + 1] - ex[1]) * (velocity[k + 1] - ex[1]);
       n2 += ex[0] * ex[0] + ex[1] * ex[1];
     }
   return std::sqrt(e2 / n2);
@@ -101,8 +102,9 @@ GhiaComparison read_ghia(const std::string& file, double re) {
     p.value.push_back(std::stod(f_value));
   }
   if (g.u_vs_y.coord.empty() || g.v_vs_x.coord.empty())
-    throw InputError(file + ": no Ghia et al. data for Re = " + std::to_string(re) +
-                     " (physics.reynolds with validation.reference: ghia1982); the table has Re 100, 400 and 1000");
+    throw InputError(
+        file + ": no Ghia et al. data for Re = " + std::to_string(re) +
+        " (physics.reynolds with validation.reference: ghia1982); the table has Re 100, 400 and 1000");
   return g;
 }
 
@@ -124,8 +126,9 @@ std::string format(const GhiaComparison& g) {
   for (const ProfileComparison* p : {&g.u_vs_y, &g.v_vs_x}) {
     o << "  " << p->name << "\n    coord    Ghia       eddy       diff\n";
     for (std::size_t k = 0; k < p->coord.size(); ++k) {
-      std::snprintf(buf, sizeof buf, "    %.4f  %+.5f  %+.5f  %+.5f%s\n", p->coord[k], p->value[k], p->eddy[k],
-                    p->eddy[k] - p->value[k], p->excluded[k] ? "  (misprint in Ghia's table: not counted)" : "");
+      std::snprintf(buf, sizeof buf, "    %.4f  %+.5f  %+.5f  %+.5f%s\n", p->coord[k], p->value[k],
+                    p->eddy[k], p->eddy[k] - p->value[k],
+                    p->excluded[k] ? "  (misprint in Ghia's table: not counted)" : "");
       o << buf;
     }
   }

@@ -4,8 +4,9 @@
 /// Kernels are written once as lambdas over a cell index and launched with a label
 /// (backend/parallel.hpp, for files the device compiler builds):
 ///   parallel_for("lbm::stream_collide", n, [=] EDDY_DEVICE (index_t i) { ... });
-/// This header is plain C++ and may be included anywhere. Memory is owned by DeviceArray<T> (device memory on GPUs, host memory on the CPU backend).
-/// Every call checks its result and throws eddy::Error with file:line on failure.
+/// This header is plain C++ and may be included anywhere. Memory is owned by DeviceArray<T> (device memory on
+/// GPUs, host memory on the CPU backend). Every call checks its result and throws eddy::Error with file:line
+/// on failure.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -18,13 +19,13 @@ namespace eddy::backend {
 
 /// What the build and the machine offer.
 struct DeviceInfo {
-  std::string backend;       ///< "CPU (OpenMP)", "CUDA", "HIP"
-  std::string name;          ///< device name (GPU) or CPU model
-  int device_count = 0;      ///< GPUs visible to this process (0 on the CPU backend)
-  int device_id = -1;        ///< the GPU this process uses (-1 on the CPU backend)
-  double memory_gib = 0.0;   ///< device memory
-  int threads = 1;           ///< OpenMP threads (CPU backend)
-  std::string runtime;       ///< runtime/driver version string
+  std::string backend;      ///< "CPU (OpenMP)", "CUDA", "HIP"
+  std::string name;         ///< device name (GPU) or CPU model
+  int device_count = 0;     ///< GPUs visible to this process (0 on the CPU backend)
+  int device_id = -1;       ///< the GPU this process uses (-1 on the CPU backend)
+  double memory_gib = 0.0;  ///< device memory
+  int threads = 1;          ///< OpenMP threads (CPU backend)
+  std::string runtime;      ///< runtime/driver version string
 };
 
 /// Name of the compiled backend: "CPU", "CUDA" or "HIP".
@@ -103,15 +104,21 @@ namespace eddy::backend {
 /// Reduction operators for parallel_reduce.
 struct Sum {
   template <class T>
-  EDDY_HD T operator()(const T& a, const T& b) const { return a + b; }
+  EDDY_HD T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
 };
 struct Max {
   template <class T>
-  EDDY_HD T operator()(const T& a, const T& b) const { return a > b ? a : b; }
+  EDDY_HD T operator()(const T& a, const T& b) const {
+    return a > b ? a : b;
+  }
 };
 struct Min {
   template <class T>
-  EDDY_HD T operator()(const T& a, const T& b) const { return a < b ? a : b; }
+  EDDY_HD T operator()(const T& a, const T& b) const {
+    return a < b ? a : b;
+  }
 };
 
 }  // namespace eddy::backend

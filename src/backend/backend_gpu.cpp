@@ -49,7 +49,8 @@ namespace detail {
 
 void check_last(gpu_error_t e, const char* file, int line) {
   if (e != gpuSuccess)
-    throw Error(std::string(file) + ":" + std::to_string(line) + ": " + name() + " error: " + gpuGetErrorString(e));
+    throw Error(std::string(file) + ":" + std::to_string(line) + ": " + name() +
+                " error: " + gpuGetErrorString(e));
 }
 
 int grid_for(index_t n) {

@@ -12,10 +12,10 @@
 #include <hip/hip_runtime.h>  // HIP-Clang defines __host__/__device__ in its runtime header
 #endif
 #if defined(__CUDACC__) || defined(__HIPCC__)
-#define EDDY_HD __host__ __device__         ///< callable on host and device
-#define EDDY_DEVICE __device__              ///< qualifier of a lambda passed to parallel_for
-#define EDDY_UNROLL _Pragma("unroll")       ///< unroll the next loop (compile-time trip count)
-#define EDDY_INLINE __forceinline__         ///< always inline (pointwise kernel code)
+#define EDDY_HD __host__ __device__    ///< callable on host and device
+#define EDDY_DEVICE __device__         ///< qualifier of a lambda passed to parallel_for
+#define EDDY_UNROLL _Pragma("unroll")  ///< unroll the next loop (compile-time trip count)
+#define EDDY_INLINE __forceinline__    ///< always inline (pointwise kernel code)
 #else
 #define EDDY_HD
 #define EDDY_DEVICE
@@ -24,7 +24,7 @@
 #endif
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define EDDY_DEVICE_PASS 1                  ///< this translation is the device-code pass
+#define EDDY_DEVICE_PASS 1  ///< this translation is the device-code pass
 #else
 #define EDDY_DEVICE_PASS 0
 #endif

@@ -26,37 +26,51 @@ void copy_t(void* data, const index_t* from, const index_t* to, index_t n) {
   backend::parallel_for("halo::copy", n, [=] EDDY_DEVICE(index_t k) { d[to[k]] = d[from[k]]; });
 }
 
-[[noreturn]] void bad_size(int b) { throw Error("halo exchange: unsupported element size " + std::to_string(b)); }
+[[noreturn]] void bad_size(int b) {
+  throw Error("halo exchange: unsupported element size " + std::to_string(b));
+}
 
 }  // namespace
 
 void gather(const void* data, int elem_bytes, const index_t* idx, index_t n, void* buf) {
   if (n <= 0) return;
   switch (elem_bytes) {
-    case 2: return gather_t<std::uint16_t>(data, idx, n, buf);
-    case 4: return gather_t<std::uint32_t>(data, idx, n, buf);
-    case 8: return gather_t<std::uint64_t>(data, idx, n, buf);
-    default: bad_size(elem_bytes);
+    case 2:
+      return gather_t<std::uint16_t>(data, idx, n, buf);
+    case 4:
+      return gather_t<std::uint32_t>(data, idx, n, buf);
+    case 8:
+      return gather_t<std::uint64_t>(data, idx, n, buf);
+    default:
+      bad_size(elem_bytes);
   }
 }
 
 void scatter(const void* buf, int elem_bytes, const index_t* idx, index_t n, void* data) {
   if (n <= 0) return;
   switch (elem_bytes) {
-    case 2: return scatter_t<std::uint16_t>(buf, idx, n, data);
-    case 4: return scatter_t<std::uint32_t>(buf, idx, n, data);
-    case 8: return scatter_t<std::uint64_t>(buf, idx, n, data);
-    default: bad_size(elem_bytes);
+    case 2:
+      return scatter_t<std::uint16_t>(buf, idx, n, data);
+    case 4:
+      return scatter_t<std::uint32_t>(buf, idx, n, data);
+    case 8:
+      return scatter_t<std::uint64_t>(buf, idx, n, data);
+    default:
+      bad_size(elem_bytes);
   }
 }
 
 void copy_indexed(void* data, int elem_bytes, const index_t* from, const index_t* to, index_t n) {
   if (n <= 0) return;
   switch (elem_bytes) {
-    case 2: return copy_t<std::uint16_t>(data, from, to, n);
-    case 4: return copy_t<std::uint32_t>(data, from, to, n);
-    case 8: return copy_t<std::uint64_t>(data, from, to, n);
-    default: bad_size(elem_bytes);
+    case 2:
+      return copy_t<std::uint16_t>(data, from, to, n);
+    case 4:
+      return copy_t<std::uint32_t>(data, from, to, n);
+    case 8:
+      return copy_t<std::uint64_t>(data, from, to, n);
+    default:
+      bad_size(elem_bytes);
   }
 }
 

@@ -45,7 +45,8 @@ class Exchanger {
   virtual const char* name() const = 0;
 };
 
-/// Device kernels the exchangers use: buf[k] = data[idx[k]]; data[idx[k]] = buf[k]; data[to[k]] = data[from[k]].
+/// Device kernels the exchangers use: buf[k] = data[idx[k]]; data[idx[k]] = buf[k]; data[to[k]] =
+/// data[from[k]].
 void gather(const void* data, int elem_bytes, const index_t* idx, index_t n, void* buf);
 void scatter(const void* buf, int elem_bytes, const index_t* idx, index_t n, void* data);
 void copy_indexed(void* data, int elem_bytes, const index_t* from, const index_t* to, index_t n);

@@ -31,7 +31,9 @@ struct PaddedGrid {
   /// Padded index of a cell given in padded coordinates (0 <= x < nx + 2g, ...).
   EDDY_HD EDDY_INLINE index_t padded(index_t x, index_t y, index_t z) const { return x + sx * y + sy * z; }
   /// Padded index of interior cell (x, y, z), 0 <= x < nx.
-  EDDY_HD EDDY_INLINE index_t at(index_t x, index_t y, index_t z) const { return padded(x + g, y + g, z + gz); }
+  EDDY_HD EDDY_INLINE index_t at(index_t x, index_t y, index_t z) const {
+    return padded(x + g, y + g, z + gz);
+  }
   /// Padded index of the t-th interior cell (x fastest).
   EDDY_HD EDDY_INLINE index_t interior_to_padded(index_t t) const {
     const index_t x = t % nx, yz = t / nx;
@@ -59,7 +61,8 @@ struct SubBox {
   /// division is a long instruction sequence on GPUs and this runs once per cell and step.
   EDDY_HD EDDY_INLINE index_t padded(index_t t) const {
     if (size() < (index_t(1) << 31)) {
-      const unsigned tt = static_cast<unsigned>(t), bx = static_cast<unsigned>(nx), by = static_cast<unsigned>(ny);
+      const unsigned tt = static_cast<unsigned>(t), bx = static_cast<unsigned>(nx),
+                     by = static_cast<unsigned>(ny);
       const unsigned yz = tt / bx;
       return grid.at(index_t(tt - yz * bx) + ox, index_t(yz % by) + oy, index_t(yz / by) + oz);
     }

@@ -57,7 +57,8 @@ class GhostLayout {
     for (int q : peers)
       for_each_ghost_link(q, [&](index_t, int j, const index_t(&img)[3]) {
         if (owner(img) != s_.rank) return;
-        lists[q][0].push_back(j * N + grid_.at(img[0] - s_.offset[0], img[1] - s_.offset[1], img[2] - s_.offset[2]));
+        lists[q][0].push_back(j * N +
+                              grid_.at(img[0] - s_.offset[0], img[1] - s_.offset[1], img[2] - s_.offset[2]));
       });
     field::Pattern pat;
     for (auto& kv : lists) {
@@ -87,7 +88,8 @@ class GhostLayout {
             bool upstream_inside = true;
             for (int d = 0; d < s_.dims; ++d) {
               const index_t u = p[d] - L::c(j, d);
-              upstream_inside = upstream_inside && u >= lo[d] && u < lo[d] + box[1][static_cast<std::size_t>(d)];
+              upstream_inside =
+                  upstream_inside && u >= lo[d] && u < lo[d] + box[1][static_cast<std::size_t>(d)];
             }
             if (upstream_inside) visit(g.padded(x, y, z), j, img);
           }

@@ -15,8 +15,8 @@ struct D2Q9 {
   static constexpr int d = 2, q = 9;
   static constexpr const char* name = "D2Q9";
   EDDY_HD EDDY_INLINE static constexpr int c(int i, int a) {
-    constexpr int t[9][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},  {0, -1, 0},
-                             {1, 1, 0},  {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
+    constexpr int t[9][3] = {{0, 0, 0}, {1, 0, 0},   {-1, 0, 0}, {0, 1, 0}, {0, -1, 0},
+                             {1, 1, 0}, {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
     return t[i][a];
   }
   EDDY_HD EDDY_INLINE static constexpr double w(int i) {
@@ -28,9 +28,10 @@ struct D3Q19 {
   static constexpr int d = 3, q = 19;
   static constexpr const char* name = "D3Q19";
   EDDY_HD EDDY_INLINE static constexpr int c(int i, int a) {
-    constexpr int t[19][3] = {{0, 0, 0},  {1, 0, 0},  {-1, 0, 0}, {0, 1, 0},  {0, -1, 0}, {0, 0, 1},   {0, 0, -1},
-                              {1, 1, 0},  {-1, -1, 0}, {1, 0, 1},  {-1, 0, -1}, {0, 1, 1},  {0, -1, -1}, {1, -1, 0},
-                              {-1, 1, 0}, {1, 0, -1}, {-1, 0, 1}, {0, 1, -1}, {0, -1, 1}};
+    constexpr int t[19][3] = {{0, 0, 0},   {1, 0, 0},  {-1, 0, 0},  {0, 1, 0},   {0, -1, 0},
+                              {0, 0, 1},   {0, 0, -1}, {1, 1, 0},   {-1, -1, 0}, {1, 0, 1},
+                              {-1, 0, -1}, {0, 1, 1},  {0, -1, -1}, {1, -1, 0},  {-1, 1, 0},
+                              {1, 0, -1},  {-1, 0, 1}, {0, 1, -1},  {0, -1, 1}};
     return t[i][a];
   }
   EDDY_HD EDDY_INLINE static constexpr double w(int i) {
@@ -42,11 +43,11 @@ struct D3Q27 {
   static constexpr int d = 3, q = 27;
   static constexpr const char* name = "D3Q27";
   EDDY_HD EDDY_INLINE static constexpr int c(int i, int a) {
-    constexpr int t[27][3] = {{0, 0, 0},   {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},   {0, -1, 0}, {0, 0, 1},
-                              {0, 0, -1},  {1, 1, 0},   {-1, -1, 0}, {1, 0, 1},   {-1, 0, -1}, {0, 1, 1},
-                              {0, -1, -1}, {1, -1, 0},  {-1, 1, 0},  {1, 0, -1},  {-1, 0, 1},  {0, 1, -1},
-                              {0, -1, 1},  {1, 1, 1},   {-1, -1, -1}, {1, 1, -1}, {-1, -1, 1}, {1, -1, 1},
-                              {-1, 1, -1}, {-1, 1, 1},  {1, -1, -1}};
+    constexpr int t[27][3] = {{0, 0, 0},   {1, 0, 0},  {-1, 0, 0},   {0, 1, 0},  {0, -1, 0},  {0, 0, 1},
+                              {0, 0, -1},  {1, 1, 0},  {-1, -1, 0},  {1, 0, 1},  {-1, 0, -1}, {0, 1, 1},
+                              {0, -1, -1}, {1, -1, 0}, {-1, 1, 0},   {1, 0, -1}, {-1, 0, 1},  {0, 1, -1},
+                              {0, -1, 1},  {1, 1, 1},  {-1, -1, -1}, {1, 1, -1}, {-1, -1, 1}, {1, -1, 1},
+                              {-1, 1, -1}, {-1, 1, 1}, {1, -1, -1}};
     return t[i][a];
   }
   EDDY_HD EDDY_INLINE static constexpr double w(int i) {

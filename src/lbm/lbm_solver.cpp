@@ -53,22 +53,24 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
                           [=] EDDY_DEVICE(index_t t) { stream_collide<L, Odd>(idx[t], a, collision); });
   } else {
     const field::SubBox b = cells.box;
-    backend::parallel_for(label, b.size(), [=] EDDY_DEVICE(index_t t) { stream_collide<L, Odd>(b.padded(t), a, collision); });
+    backend::parallel_for(label, b.size(),
+                          [=] EDDY_DEVICE(index_t t) { stream_collide<L, Odd>(b.padded(t), a, collision); });
   }
 }
 
 template <class T>
 void launch_pack_state(const T* f, const PaddedGrid g, int q, T* out, bool unpack) {
-  backend::parallel_for(unpack ? "lbm::unpack_state" : "lbm::pack_state", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
-    const index_t n = g.interior_to_padded(t);
-    for (int i = 0; i < q; ++i) {
-      T* slot = const_cast<T*>(f) + i * g.n_padded + n;
-      if (unpack)
-        *slot = out[t * q + i];
-      else
-        out[t * q + i] = *slot;
-    }
-  });
+  backend::parallel_for(unpack ? "lbm::unpack_state" : "lbm::pack_state", g.n_interior(),
+                        [=] EDDY_DEVICE(index_t t) {
+                          const index_t n = g.interior_to_padded(t);
+                          for (int i = 0; i < q; ++i) {
+                            T* slot = const_cast<T*>(f) + i * g.n_padded + n;
+                            if (unpack)
+                              *slot = out[t * q + i];
+                            else
+                              out[t * q + i] = *slot;
+                          }
+                        });
 }
 
 template <class L, class T, class R>
@@ -82,7 +84,8 @@ index_t reduce_first_nonfinite(const StreamCollideArgs<T, R>& a, bool next_odd, 
         cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
         const double s = double(drho) + double(v[0]) + double(v[1]) + double(v[2]);
         if (std::isfinite(s)) return none;
-        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1], z = t / (g.nx * g.ny) + offset[2];
+        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1],
+                      z = t / (g.nx * g.ny) + offset[2];
         return (z * global[1] + y) * global[0] + x;
       },
       backend::Min{});
@@ -109,7 +112,8 @@ SpeedAt reduce_fastest(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 glo
       [=] EDDY_DEVICE(index_t t) {
         R drho, v[3];
         cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
-        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1], z = t / (g.nx * g.ny) + offset[2];
+        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1],
+                      z = t / (g.nx * g.ny) + offset[2];
         return SpeedAt{sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]),
                        (z * global[1] + y) * global[0] + x};
       },
@@ -138,7 +142,8 @@ StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd) {
         cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
         const double uu = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
         const bool bad = !(std::isfinite(double(drho)) && std::isfinite(uu));
-        return StatsAcc{bad ? 0.0 : double(drho), bad ? 0.0 : 0.5 * uu, bad ? 0.0 : std::sqrt(uu), bad ? 1.0 : 0.0};
+        return StatsAcc{bad ? 0.0 : double(drho), bad ? 0.0 : 0.5 * uu, bad ? 0.0 : std::sqrt(uu),
+                        bad ? 1.0 : 0.0};
       },
       StatsOp{});
 }
@@ -202,14 +207,16 @@ class SolverImpl final : public Solver {
           for (int a = 0; a < setup_.dims; ++a) {
             const index_t d[3] = {a == 0, a == 1, a == 2};
             const CellState p = ic(gx + d[0], gy + d[1], gz + d[2]), m = ic(gx - d[0], gy - d[1], gz - d[2]);
-            for (int b = 0; b < 3; ++b) grad[a][b] = 0.5 * (p.u[static_cast<std::size_t>(b)] - m.u[static_cast<std::size_t>(b)]);
+            for (int b = 0; b < 3; ++b)
+              grad[a][b] = 0.5 * (p.u[static_cast<std::size_t>(b)] - m.u[static_cast<std::size_t>(b)]);
           }
           const double rho = 1.0 + c.drho;
           const index_t n = grid_.at(x, y, z) - pz * plane;
           for (int i = 0; i < L::q; ++i) {
             double qs = 0.0;
             for (int a = 0; a < 3; ++a)
-              for (int b = 0; b < 3; ++b) qs += (L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0)) * grad[a][b];
+              for (int b = 0; b < 3; ++b)
+                qs += (L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0)) * grad[a][b];
             const double f_neq = -setup_.tau * L::w(i) * rho * 3.0 * qs;
             h[static_cast<std::size_t>(i * plane + n)] = T(double(equilibrium<L>(i, R(c.drho), u)) + f_neq);
           }
@@ -273,7 +280,8 @@ class SolverImpl final : public Solver {
 
   void load_state(const std::vector<unsigned char>& state, long step) override {
     if (state.size() != static_cast<std::size_t>(grid_.n_interior() * L::q) * sizeof(T))
-      throw Error("lbm: checkpoint state of " + std::to_string(state.size()) + " bytes does not fit this block");
+      throw Error("lbm: checkpoint state of " + std::to_string(state.size()) +
+                  " bytes does not fit this block");
     std::vector<T> h(state.size() / sizeof(T));
     std::memcpy(h.data(), state.data(), state.size());
     DeviceArray<T> packed;
@@ -323,7 +331,8 @@ class SolverImpl final : public Solver {
   /// The whole interior, its inner box (one cell in from every face) and the shell around it.
   void build_cell_sets() {
     all_.box = field::SubBox::interior(grid_);
-    overlap_ = setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
+    overlap_ =
+        setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
     if (!overlap_) return;
     inner_.box = field::SubBox::inner(grid_, 1);
     std::vector<index_t> shell;
@@ -353,7 +362,8 @@ class SolverImpl final : public Solver {
     for (int f = 0; f < 6; ++f)
       if (setup_.faces[static_cast<std::size_t>(f)] == FaceKind::moving_wall)
         for (int d = 0; d < 3; ++d)
-          wall_u_[moving_wall + f][d] = setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
+          wall_u_[moving_wall + f][d] =
+              setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
     flags_.from_host(GhostLayout<L>(setup_).flags());
   }
 

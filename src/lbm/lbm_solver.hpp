@@ -22,20 +22,20 @@ enum class FaceKind { wall, moving_wall, periodic };
 
 /// Everything the solver needs, in lattice units.
 struct Setup {
-  int dims = 2;                           ///< 2 or 3
-  Int3 cells{1, 1, 1};                    ///< interior cells of this block
-  Int3 global{0, 0, 0};                   ///< cells of the whole grid (0 = this block is the whole grid)
-  Int3 offset{0, 0, 0};                   ///< first global cell of this block
-  std::vector<std::array<Int3, 2>> boxes; ///< every rank's {offset, extent}, by rank (empty: one rank)
-  int rank = 0;                           ///< this rank's index in `boxes`
-  field::Exchanger* exchanger = nullptr;  ///< moves ghost populations between ranks (null: one rank)
-  std::string lattice = "D2Q9";           ///< D2Q9 | D3Q19 | D3Q27
-  std::string collision = "bgk";          ///< bgk | trt
-  Precision precision = Precision::fp64;  ///< population storage (arithmetic: FP64 for fp64, else FP32)
-  double tau = 0.6;                       ///< relaxation time (viscosity nu = (tau - 1/2) / 3)
-  double trt_magic = 3.0 / 16.0;          ///< TRT magic parameter
-  std::array<FaceKind, 6> faces{};        ///< x_min, x_max, y_min, y_max, z_min, z_max
-  std::array<Real3, 6> wall_velocity{};   ///< lattice velocity of moving walls, per face
+  int dims = 2;                            ///< 2 or 3
+  Int3 cells{1, 1, 1};                     ///< interior cells of this block
+  Int3 global{0, 0, 0};                    ///< cells of the whole grid (0 = this block is the whole grid)
+  Int3 offset{0, 0, 0};                    ///< first global cell of this block
+  std::vector<std::array<Int3, 2>> boxes;  ///< every rank's {offset, extent}, by rank (empty: one rank)
+  int rank = 0;                            ///< this rank's index in `boxes`
+  field::Exchanger* exchanger = nullptr;   ///< moves ghost populations between ranks (null: one rank)
+  std::string lattice = "D2Q9";            ///< D2Q9 | D3Q19 | D3Q27
+  std::string collision = "bgk";           ///< bgk | trt
+  Precision precision = Precision::fp64;   ///< population storage (arithmetic: FP64 for fp64, else FP32)
+  double tau = 0.6;                        ///< relaxation time (viscosity nu = (tau - 1/2) / 3)
+  double trt_magic = 3.0 / 16.0;           ///< TRT magic parameter
+  std::array<FaceKind, 6> faces{};         ///< x_min, x_max, y_min, y_max, z_min, z_max
+  std::array<Real3, 6> wall_velocity{};    ///< lattice velocity of moving walls, per face
 };
 
 /// Initial state of one cell: density deviation rho - 1 and velocity, lattice units.

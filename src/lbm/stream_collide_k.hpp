@@ -30,10 +30,10 @@ constexpr int max_flag = 8;
 /// What a stream-collide kernel needs, passed by value.
 template <class T, class R>
 struct StreamCollideArgs {
-  T* f;                         ///< populations, slot i of padded cell n at f[i * grid.n_padded + n]
-  const std::uint8_t* flags;    ///< one flag per padded cell
+  T* f;                       ///< populations, slot i of padded cell n at f[i * grid.n_padded + n]
+  const std::uint8_t* flags;  ///< one flag per padded cell
   field::PaddedGrid grid;
-  R wall_u[max_flag][3];        ///< lattice velocity of each moving-wall code
+  R wall_u[max_flag][3];  ///< lattice velocity of each moving-wall code
 };
 
 /// Moving-wall correction 6 w_i (c_i . u_w) for a population leaving a wall of code `flag` along c_i.
@@ -66,7 +66,8 @@ EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, R (&f
 
 /// Update padded cell n; Odd selects the kind of step.
 template <class L, bool Odd, class T, class R, class Collision>
-EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a, const Collision& collide) {
+EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a,
+                                        const Collision& collide) {
   const index_t N = a.grid.n_padded;
   R f[L::q];
   load<L, Odd>(n, a, f);
@@ -91,7 +92,7 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
 /// the next step will load (after an even step, that load is the streaming of the odd step).
 template <class L, class T, class R>
 EDDY_HD EDDY_INLINE void cell_moments(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd, R& drho,
-                                 R (&u)[3]) {
+                                      R (&u)[3]) {
   R f[L::q];
   if (next_odd)
     load<L, true>(n, a, f);

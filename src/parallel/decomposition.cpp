@@ -33,7 +33,8 @@ Decomposition Decomposition::make(int dims, const Int3& global, const std::vecto
     }
     if (product != size)
       throw InputError(cat("parallel.ranks: ", product, " ranks in the process grid, but the job has ", size,
-                           " MPI rank(s); give ranks whose product is ", size, ", or leave parallel.ranks empty"));
+                           " MPI rank(s); give ranks whose product is ", size,
+                           ", or leave parallel.ranks empty"));
   } else {
     MPI_Dims_create(size, dims, n);
   }

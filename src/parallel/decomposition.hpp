@@ -20,10 +20,10 @@ struct Box {
 
 struct Decomposition {
   int dims = 3;
-  Int3 global{1, 1, 1};     ///< cells of the whole grid
-  Int3 ranks{1, 1, 1};      ///< process grid
-  int rank = 0;             ///< this rank
-  std::vector<Box> boxes;   ///< every rank's box, indexed by rank
+  Int3 global{1, 1, 1};    ///< cells of the whole grid
+  Int3 ranks{1, 1, 1};     ///< process grid
+  int rank = 0;            ///< this rank
+  std::vector<Box> boxes;  ///< every rank's box, indexed by rank
 
   const Box& mine() const { return boxes[static_cast<std::size_t>(rank)]; }
   /// Process-grid coordinates of a rank.
@@ -32,9 +32,11 @@ struct Decomposition {
   /// Split `global` over `comm`'s ranks. `requested` is parallel.ranks (empty = MPI_Dims_create).
   /// Throws InputError (naming parallel.ranks or domain.cells) when the ranks do not multiply to the
   /// rank count or a direction has more ranks than cells.
-  static Decomposition make(int dims, const Int3& global, const std::vector<long>& requested, const Comm& comm);
+  static Decomposition make(int dims, const Int3& global, const std::vector<long>& requested,
+                            const Comm& comm);
   /// The same without MPI: for `size` ranks, as seen from `rank` (tests, planning).
-  static Decomposition make(int dims, const Int3& global, const std::vector<long>& requested, int size, int rank);
+  static Decomposition make(int dims, const Int3& global, const std::vector<long>& requested, int size,
+                            int rank);
   /// "2 x 1 x 1 ranks, boxes 64..65 x 128 x 1 cells".
   std::string describe() const;
 };

@@ -44,28 +44,34 @@ class MpiExchanger final : public field::Exchanger {
         recv_ptr = b.h_in.data();
       }
       requests_.emplace_back();
-      MPI_Irecv(recv_ptr, static_cast<int>(n_in), MPI_BYTE, peer.rank, tag, comm_.native(), &requests_.back());
+      MPI_Irecv(recv_ptr, static_cast<int>(n_in), MPI_BYTE, peer.rank, tag, comm_.native(),
+                &requests_.back());
       requests_.emplace_back();
-      MPI_Isend(send_ptr, static_cast<int>(n_out), MPI_BYTE, peer.rank, tag, comm_.native(), &requests_.back());
+      MPI_Isend(send_ptr, static_cast<int>(n_out), MPI_BYTE, peer.rank, tag, comm_.native(),
+                &requests_.back());
     }
   }
 
   void finish() override {
     if (!pattern_) return;
-    if (!requests_.empty()) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    if (!requests_.empty())
+      MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     const int me = comm_.rank();
     for (std::size_t k = 0; k < pattern_->peers.size(); ++k) {
       const field::Pattern::Peer& peer = pattern_->peers[k];
       if (peer.rank == me) continue;
       const auto& in = dir_ == field::Direction::forward ? peer.recv : peer.send;
       Buffers& b = buffers_[k];
-      if (!device_buffers_) backend::copy_to_device(b.d_in.data(), b.h_in.data(), in.size() * static_cast<std::size_t>(bytes_));
+      if (!device_buffers_)
+        backend::copy_to_device(b.d_in.data(), b.h_in.data(), in.size() * static_cast<std::size_t>(bytes_));
       field::scatter(b.d_in.data(), bytes_, in.data(), static_cast<index_t>(in.size()), data_);
     }
     pattern_ = nullptr;
   }
 
-  const char* name() const override { return device_buffers_ ? "mpi-gpu (device buffers)" : "mpi (host-staged)"; }
+  const char* name() const override {
+    return device_buffers_ ? "mpi-gpu (device buffers)" : "mpi (host-staged)";
+  }
 
  private:
   static constexpr int tag = 4711;
@@ -107,10 +113,12 @@ std::string mpi_device_support() {
 std::unique_ptr<field::Exchanger> make_exchanger(const std::string& mode, const Comm& comm) {
   if (mode == "mpi" || mode == "auto") return std::make_unique<MpiExchanger>(comm, false);
   if (mode == "mpi-gpu") {
-    if (!backend::is_gpu()) return std::make_unique<MpiExchanger>(comm, false);  // host memory is device memory
+    if (!backend::is_gpu())
+      return std::make_unique<MpiExchanger>(comm, false);  // host memory is device memory
     if (!mpi_device_aware())
       throw InputError(
-          "parallel.comm: 'mpi-gpu' needs an MPI library that accepts device memory (CUDA-aware), and this one "
+          "parallel.comm: 'mpi-gpu' needs an MPI library that accepts device memory (CUDA-aware), and this "
+          "one "
           "does not say it does; use 'mpi' (host-staged)");
     return std::make_unique<MpiExchanger>(comm, true);
   }

@@ -25,8 +25,8 @@ Simulation::Simulation(double dt, StopCriteria stop) : stop_(stop) { clock_.dt =
 
 void Simulation::add(const std::string& name, Schedule when, Action action, bool at_end) {
   timings_.push_back({name, 0.0, 0});
-  entries_.push_back({ScheduleClock(when, clock_.step, clock_.time), std::move(action), at_end,
-                      timings_.size() - 1});
+  entries_.push_back(
+      {ScheduleClock(when, clock_.step, clock_.time), std::move(action), at_end, timings_.size() - 1});
 }
 
 void Simulation::set_steady_check(long every, std::function<bool(const Clock&)> converged) {
@@ -64,7 +64,7 @@ StopReason Simulation::run() {
   for (;;) {
     if (last > 0 && clock_.step >= last) {
       reason = (stop_.end_time > 0 && clock_.time >= stop_.end_time * (1 - 1e-12)) ? StopReason::end_time
-                                                                                  : StopReason::steps;
+                                                                                   : StopReason::steps;
       break;
     }
     std::fill(ran_now.begin(), ran_now.end(), false);

@@ -59,7 +59,8 @@ void check(const Int3& global, const std::array<lbm::FaceKind, 6>& faces, const 
     for (index_t y = 0; y < g.ny; ++y)
       for (index_t x = 0; x < g.nx; ++x) {
         const index_t c[3] = {x + s.offset[0], y + s.offset[1], z + s.offset[2]};
-        for (int j = 0; j < L::q; ++j) h[static_cast<std::size_t>(j * N + g.at(x, y, z))] = code(c, global, j, L::q);
+        for (int j = 0; j < L::q; ++j)
+          h[static_cast<std::size_t>(j * N + g.at(x, y, z))] = code(c, global, j, L::q);
       }
   backend::DeviceArray<double> f;
   f.from_host(h);
@@ -75,7 +76,8 @@ void check(const Int3& global, const std::array<lbm::FaceKind, 6>& faces, const 
     const std::size_t e = static_cast<std::size_t>(j * N + cell);
     linked[e] = true;
     ++links;
-    EXPECT_EQ(after[e], code(img, global, j, L::q)) << "rank " << s.rank << " ghost cell " << cell << " slot " << j;
+    EXPECT_EQ(after[e], code(img, global, j, L::q))
+        << "rank " << s.rank << " ghost cell " << cell << " slot " << j;
   });
   for (std::size_t e = 0; e < h.size(); ++e) {
     if (!linked[e]) {
@@ -104,9 +106,9 @@ void check(const Int3& global, const std::array<lbm::FaceKind, 6>& faces, const 
 using lbm::FaceKind;
 const std::array<FaceKind, 6> periodic{FaceKind::periodic, FaceKind::periodic, FaceKind::periodic,
                                        FaceKind::periodic, FaceKind::periodic, FaceKind::periodic};
-const std::array<FaceKind, 6> walls{FaceKind::wall, FaceKind::wall,        FaceKind::wall,
+const std::array<FaceKind, 6> walls{FaceKind::wall,        FaceKind::wall, FaceKind::wall,
                                     FaceKind::moving_wall, FaceKind::wall, FaceKind::wall};
-const std::array<FaceKind, 6> mixed{FaceKind::periodic, FaceKind::periodic, FaceKind::wall,
+const std::array<FaceKind, 6> mixed{FaceKind::periodic,    FaceKind::periodic, FaceKind::wall,
                                     FaceKind::moving_wall, FaceKind::periodic, FaceKind::periodic};
 
 TEST(LbmHalo, D2Q9EveryShape) {

@@ -24,11 +24,12 @@ namespace {
 app::RunResult run_cavity(double re, int n, double tolerance_steady) {
   const std::string dir = "regression_out/cavity_re" + std::to_string(int(re)) + "_n" + std::to_string(n);
   std::filesystem::remove_all(dir);
-  const config::RunSpec spec = config::load_file(
-      std::string(EDDY_SOURCE_DIR) + "/configs/cavity2d.yaml",
-      {"physics.reynolds=" + std::to_string(re), "domain.cells=[" + std::to_string(n) + "," + std::to_string(n) + "]",
-       "run.steady.tolerance=" + std::to_string(tolerance_steady), "output.fields.every=0",
-       "output.diagnostics.every=2000"});
+  const config::RunSpec spec =
+      config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/cavity2d.yaml",
+                        {"physics.reynolds=" + std::to_string(re),
+                         "domain.cells=[" + std::to_string(n) + "," + std::to_string(n) + "]",
+                         "run.steady.tolerance=" + std::to_string(tolerance_steady), "output.fields.every=0",
+                         "output.diagnostics.every=2000"});
   return app::run(spec, {dir, true}, parallel::Comm());
 }
 

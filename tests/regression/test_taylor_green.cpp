@@ -29,11 +29,13 @@ double tgv_error(int n, const std::string& collision) {
 }
 
 void check_second_order(const std::string& collision) {
-  const double e32 = tgv_error(32, collision), e64 = tgv_error(64, collision), e128 = tgv_error(128, collision);
+  const double e32 = tgv_error(32, collision), e64 = tgv_error(64, collision),
+               e128 = tgv_error(128, collision);
   const double p1 = std::log2(e32 / e64), p2 = std::log2(e64 / e128);
-  ::testing::Test::RecordProperty("errors", std::to_string(e32) + " " + std::to_string(e64) + " " + std::to_string(e128));
-  std::printf("%s: L2 errors %.3e %.3e %.3e, observed orders %.3f %.3f\n", collision.c_str(), e32, e64, e128, p1,
-              p2);
+  ::testing::Test::RecordProperty(
+      "errors", std::to_string(e32) + " " + std::to_string(e64) + " " + std::to_string(e128));
+  std::printf("%s: L2 errors %.3e %.3e %.3e, observed orders %.3f %.3f\n", collision.c_str(), e32, e64, e128,
+              p1, p2);
   EXPECT_GE(p2, 1.8);
   EXPECT_LE(p2, 2.2);
   EXPECT_GE(p1, 1.8);

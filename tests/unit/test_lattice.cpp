@@ -43,7 +43,8 @@ TYPED_TEST(LatticeTest, WeightsAndVelocityMomentsAreIsotropic) {
       for (int c = 0; c < D; ++c) {
         EXPECT_NEAR(m3[a][b][c], 0.0, 1e-15);
         for (int d = 0; d < D; ++d) {
-          const double iso = (delta(a, b) * delta(c, d) + delta(a, c) * delta(b, d) + delta(a, d) * delta(b, c)) / 9.0;
+          const double iso =
+              (delta(a, b) * delta(c, d) + delta(a, c) * delta(b, d) + delta(a, d) * delta(b, c)) / 9.0;
           EXPECT_NEAR(m4[a][b][c][d], iso, 1e-15) << a << b << c << d;
         }
       }
@@ -66,7 +67,8 @@ TYPED_TEST(LatticeTest, DirectionsComeInOppositePairsAndAreDistinct) {
 
 /// A pseudo-random state per index, reproducible on host and device.
 EDDY_HD inline double hash01(index_t k, int salt) {
-  unsigned long long x = static_cast<unsigned long long>(k) * 0x9E3779B97F4A7C15ull + salt * 0xBF58476D1CE4E5B9ull;
+  unsigned long long x =
+      static_cast<unsigned long long>(k) * 0x9E3779B97F4A7C15ull + salt * 0xBF58476D1CE4E5B9ull;
   x ^= x >> 31;
   x *= 0x94D049BB133111EBull;
   x ^= x >> 29;
@@ -105,7 +107,9 @@ double equilibrium_moment_error() {
       backend::Max{});
 }
 
-TYPED_TEST(LatticeTest, EquilibriumMomentsAreExact) { EXPECT_LT(equilibrium_moment_error<TypeParam>(), 1e-15); }
+TYPED_TEST(LatticeTest, EquilibriumMomentsAreExact) {
+  EXPECT_LT(equilibrium_moment_error<TypeParam>(), 1e-15);
+}
 
 /// Max change of density and momentum by one BGK and one TRT collision of random populations.
 template <class L>
@@ -154,7 +158,8 @@ double equilibrium_fixed_point_error() {
         Trt<double>{1.3, 1.1}.template operator()<L>(g, drho, u);
         double err = 0;
         for (int i = 0; i < L::q; ++i)
-          err = fmax(err, fmax(fabs(f[i] - equilibrium<L>(i, drho, u)), fabs(g[i] - equilibrium<L>(i, drho, u))));
+          err = fmax(err,
+                     fmax(fabs(f[i] - equilibrium<L>(i, drho, u)), fabs(g[i] - equilibrium<L>(i, drho, u))));
         return err;
       },
       backend::Max{});
