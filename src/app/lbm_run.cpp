@@ -213,30 +213,10 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     });
   }
 
-  if (opt.restart.empty()) simulation.run_actions_now();
-  // Registered after the initial actions: the initial state needs no checkpoint.
-  if (spec.output.checkpoint.every.enabled())
-    simulation.add("checkpoint", spec.output.checkpoint.every, write_checkpoint);
-  const sim::StopReason why = simulation.run();
+  RunResult r = run_to_end(simulation, spec, out, start_step, !opt.restart.empty(), write_checkpoint,
+                           double(cells), true);
   const sim::Clock& clk = simulation.clock();
-  const bool interrupted = why == sim::StopReason::requested || why == sim::StopReason::wall_time;
-  if (interrupted) write_checkpoint(clk);
-
-  RunResult r;
-  r.steps = clk.step;
-  r.time = clk.time;
-  r.stop_reason = sim::to_string(why);
-  r.interrupted = interrupted;
-  r.out_dir = out.dir().string();
-  r.mlups = simulation.step_seconds() > 0
-                ? double(cells) * double(clk.step - start_step) / simulation.step_seconds() / 1e6
-                : 0;
-  log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.mlups,
-                " MLUPS over the run"));
-  for (const sim::Timing& t : simulation.timings())
-    log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
-
-  if (interrupted) return r;
+  if (r.interrupted) return r;
   solver->macroscopic(rho, vel);
   for (double& v : vel) v = u.to_velocity(v);
   vel = parallel::gather_to_root(vel, c.decomposition, c.setup.dims, comm);

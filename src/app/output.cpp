@@ -8,6 +8,7 @@
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "io/hdf5/xdmf.hpp"
+#include "sim/simulation.hpp"
 
 namespace eddy::app {
 namespace fs = std::filesystem;
@@ -115,6 +116,36 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
   x.fields = f.fields();
   f.commit();
   return x;
+}
+
+RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, const RunOutput& out,
+                     long start_step, bool restarted, const std::function<void(const sim::Clock&)>& write_checkpoint,
+                     double points, bool lbm_rate) {
+  if (!restarted) simulation.run_actions_now();
+  // Registered after the initial actions: the initial state needs no checkpoint.
+  if (spec.output.checkpoint.every.enabled()) simulation.add("checkpoint", spec.output.checkpoint.every, write_checkpoint);
+  const sim::StopReason why = simulation.run();
+  const sim::Clock& clk = simulation.clock();
+  RunResult r;
+  r.interrupted = why == sim::StopReason::requested || why == sim::StopReason::wall_time;
+  if (r.interrupted) write_checkpoint(clk);
+  r.steps = clk.step;
+  r.time = clk.time;
+  r.stop_reason = sim::to_string(why);
+  r.out_dir = out.dir().string();
+  const double step_s = simulation.step_seconds();
+  const long done = clk.step - start_step;
+  r.mlups = step_s > 0 ? points * double(done) / step_s / 1e6 : 0.0;
+  r.ms_per_step = done > 0 ? 1e3 * step_s / double(done) : 0.0;
+  if (lbm_rate)
+    log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.mlups,
+                  " MLUPS over the run"));
+  else
+    log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.ms_per_step,
+                  " ms/step (", r.mlups, " million points/s) over the run"));
+  for (const sim::Timing& t : simulation.timings())
+    log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
+  return r;
 }
 
 std::string RunOutput::duration(double s) {

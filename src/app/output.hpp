@@ -2,6 +2,7 @@
 /// The output directory of a run and what goes in it (DESIGN §7), shared by every solver: run.log,
 /// field files with their XDMF, diagnostics.csv and the progress line.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,11 @@ class DiagnosticsCsv;
 class XdmfSeries;
 struct XdmfGrid;
 }  // namespace eddy::io
+
+namespace eddy::sim {
+class Simulation;
+struct Clock;
+}  // namespace eddy::sim
 
 namespace eddy::app {
 
@@ -70,5 +76,13 @@ class RunOutput {
   std::unique_ptr<io::XdmfSeries> series_;
   long resume_step_ = -1;
 };
+
+/// The end of every solver's run: the initial actions (fresh starts only), the checkpoint schedule, the
+/// run, a checkpoint when it stops early, and the summary lines in run.log. `points` are the cells or
+/// grid points one step updates; `rate_unit` names the throughput ("MLUPS" for the LBM, "million
+/// points/s" for the spectral solver, printed as "(.. million points/s)").
+RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, const RunOutput& out,
+                     long start_step, bool restarted, const std::function<void(const sim::Clock&)>& write_checkpoint,
+                     double points, bool lbm_rate);
 
 }  // namespace eddy::app

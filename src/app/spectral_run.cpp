@@ -316,29 +316,10 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     log::info("checkpoint " + path);
   };
 
-  if (restart_path.empty()) simulation.run_actions_now();
-  if (spec.output.checkpoint.every.enabled())
-    simulation.add("checkpoint", spec.output.checkpoint.every, write_checkpoint);
-  const sim::StopReason why = simulation.run();
+  RunResult r = run_to_end(simulation, spec, out, restart.step, !restart_path.empty(), write_checkpoint,
+                           double(points), false);
   const sim::Clock& clk = simulation.clock();
-  const bool interrupted = why == sim::StopReason::requested || why == sim::StopReason::wall_time;
-  if (interrupted) write_checkpoint(clk);
-
-  RunResult r;
-  r.steps = clk.step;
-  r.time = clk.time;
-  r.stop_reason = sim::to_string(why);
-  r.interrupted = interrupted;
-  r.out_dir = out.dir().string();
-  const double step_s = simulation.step_seconds();
-  const long done = clk.step - restart.step;
-  r.mlups = step_s > 0 ? double(points) * double(done) / step_s / 1e6 : 0.0;
-  r.ms_per_step = done > 0 ? 1e3 * step_s / double(done) : 0.0;
-  log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.ms_per_step,
-                " ms/step (", r.mlups, " million points/s) over the run"));
-  for (const sim::Timing& t : simulation.timings())
-    log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
-  if (interrupted) return r;
+  if (r.interrupted) return r;
 
   solver->velocity(vel);
   r.velocity = parallel::gather_to_root(vel, c.slabs, s.dims, comm);
