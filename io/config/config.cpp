@@ -681,6 +681,7 @@ void check_line_structure(const std::string& text, const std::string& file_name)
     }
     if (line[first] == '#' || (first == 0 && line[0] == '%')) continue;
     std::size_t k = first;
+    std::size_t value_at = first;  // where the value of a `key:` or `- ` line starts
     if (depth == 0) {
       while (k != std::string::npos && k + 1 < line.size() && line[k] == '-' &&
              (line[k + 1] == ' ' || line[k + 1] == '\t'))
@@ -693,12 +694,15 @@ void check_line_structure(const std::string& text, const std::string& file_name)
         const std::size_t colon =
             close == std::string::npos ? close : line.find_first_not_of(" \t", close + 1);
         key = colon != std::string::npos && line[colon] == ':';
+        if (key) value_at = colon + 1;
       } else if (std::isalnum(static_cast<unsigned char>(c0)) || c0 == '_' || c0 == '.' || c0 == '+') {
         const std::size_t colon = line.find(": ", k) != std::string::npos
                                       ? line.find(": ", k)
                                       : (line.back() == ':' ? line.size() - 1 : std::string::npos);
         key = colon != std::string::npos && line.find_first_of(",[]{}&*!|>%@`#\"'", k) > colon;
+        if (key) value_at = colon + 1;
       }
+      if (!key) value_at = k;
       const bool item = k != first;  // after "- ", a scalar or flow collection is fine
       if (!key && !(item && c0 != ',' && c0 != ']' && c0 != '}' && c0 != '?' && c0 != ':')) {
         const std::string at = file_name + ":" + std::to_string(line_no) + ":" + std::to_string(k + 1) + ": ";
@@ -712,7 +716,22 @@ void check_line_structure(const std::string& text, const std::string& file_name)
       }
       seen_key = true;
     }
-    // Flow depth and block-scalar starts over the rest of the line (quotes and comments skipped).
+    // Flow depth and block-scalar starts over the rest of the line (quotes and comments skipped). Outside
+    // flow collections, brackets count only when the value starts with one: inside a plain scalar
+    // ("a: x[1") they are ordinary characters.
+    if (depth == 0) {
+      const std::size_t v = line.find_first_not_of(" \t", value_at);
+      k = (v != std::string::npos && (line[v] == '[' || line[v] == '{')) ? v : line.size();
+      if (v != std::string::npos && k == line.size()) {
+        // No flow value: only a block-scalar indicator at the end matters.
+        std::size_t b = line.find_last_not_of(" \t");
+        while (b > v &&
+               (std::isdigit(static_cast<unsigned char>(line[b])) || line[b] == '-' || line[b] == '+'))
+          --b;
+        if ((line[b] == '|' || line[b] == '>') && b == v) block_scalar_indent = indent;
+        continue;
+      }
+    }
     char quote = 0;
     std::size_t last_significant = std::string::npos;
     for (std::size_t i = k; i < line.size(); ++i) {
