@@ -20,27 +20,15 @@ using log::cat;
 namespace {
 
 /// A checkpoint fits the config when solver, lattice, precision, grid and time step agree.
-void check_restart_matches(const io::CheckpointMeta& ckpt, const io::CheckpointMeta& run, double dt,
-                           const std::string& path) {
-  auto mismatch = [&](const std::string& what, const std::string& a, const std::string& b) {
-    throw InputError(
-        cat("--restart ", path, ": the checkpoint's ", what, " is ", a, " but the config's is ", b,
-            "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
-  };
-  auto cells = [](const std::vector<long>& v) {
-    std::string s = "[";
-    for (std::size_t k = 0; k < v.size(); ++k) s += cat(k ? "," : "", v[k]);
-    return s + "]";
-  };
-  if (ckpt.solver != run.solver) mismatch("solver", ckpt.solver, run.solver);
-  if (ckpt.scheme != run.scheme) mismatch("lattice (numerics.lattice)", ckpt.scheme, run.scheme);
-  if (ckpt.precision != run.precision)
-    mismatch("precision (numerics.precision)", ckpt.precision, run.precision);
-  if (ckpt.cells != run.cells) mismatch("grid (domain.cells)", cells(ckpt.cells), cells(run.cells));
+/// The LBM time step follows from the config (lattice velocity, physics, grid): it must be the one the
+/// checkpoint ran with.
+void check_restart_time_step(const io::CheckpointMeta& ckpt, double dt, const std::string& path) {
   const double t = static_cast<double>(ckpt.step) * dt;
   if (std::fabs(t - ckpt.time) > 1e-9 * std::max(1.0, std::fabs(t)))
-    mismatch("time step (from numerics.lattice_velocity, physics, domain)",
-             cat(ckpt.time / double(ckpt.step), " s"), cat(dt, " s"));
+    throw InputError(
+        cat("--restart ", path, ": the checkpoint's time step (from numerics.lattice_velocity, physics, ",
+            "domain) is ", ckpt.time / double(ckpt.step), " s but the config's is ", dt,
+            " s; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
 }
 
 }  // namespace
@@ -58,13 +46,10 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
                                     0.0,
                                     spec.resolved_yaml};
   // A restart is checked before anything is written.
-  std::string restart_path;
-  io::CheckpointMeta restart_meta;
-  if (!opt.restart.empty()) {
-    restart_path = io::find_checkpoint(RunOutput::directory(spec, opt), opt.restart, comm);
-    restart_meta = io::read_checkpoint_meta(restart_path);
-    check_restart_matches(restart_meta, meta_now, c.units.dt, restart_path);
-  }
+  const Restart restart = find_restart(spec, opt, meta_now, "lattice (numerics.lattice)", comm);
+  if (!restart.path.empty()) check_restart_time_step(restart.meta, c.units.dt, restart.path);
+  const std::string& restart_path = restart.path;
+  const io::CheckpointMeta& restart_meta = restart.meta;
   RunOutput out(spec, opt, comm);
 
   auto solver = lbm::make_solver(c.setup);

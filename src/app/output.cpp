@@ -118,12 +118,37 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
   return x;
 }
 
+Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const io::CheckpointMeta& now,
+                     const std::string& scheme_key, const parallel::Comm& comm) {
+  Restart r;
+  if (opt.restart.empty()) return r;
+  r.path = io::find_checkpoint(RunOutput::directory(spec, opt), opt.restart, comm);
+  r.meta = io::read_checkpoint_meta(r.path);
+  auto text = [](const std::vector<long>& v) {
+    std::string t;
+    for (long n : v) t += (t.empty() ? "[" : ", ") + std::to_string(n);
+    return t + "]";
+  };
+  const std::string checks[][3] = {{"solver", r.meta.solver, now.solver},
+                                   {scheme_key, r.meta.scheme, now.scheme},
+                                   {"precision (numerics.precision)", r.meta.precision, now.precision},
+                                   {"grid (domain.cells)", text(r.meta.cells), text(now.cells)}};
+  for (const auto& k : checks)
+    if (k[1] != k[2])
+      throw InputError(
+          cat("--restart ", r.path, ": the checkpoint's ", k[0], " is ", k[1], " but the config's is ", k[2],
+              "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
+  return r;
+}
+
 RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, const RunOutput& out,
-                     long start_step, bool restarted, const std::function<void(const sim::Clock&)>& write_checkpoint,
-                     double points, bool lbm_rate) {
+                     long start_step, bool restarted,
+                     const std::function<void(const sim::Clock&)>& write_checkpoint, double points,
+                     bool lbm_rate) {
   if (!restarted) simulation.run_actions_now();
   // Registered after the initial actions: the initial state needs no checkpoint.
-  if (spec.output.checkpoint.every.enabled()) simulation.add("checkpoint", spec.output.checkpoint.every, write_checkpoint);
+  if (spec.output.checkpoint.every.enabled())
+    simulation.add("checkpoint", spec.output.checkpoint.every, write_checkpoint);
   const sim::StopReason why = simulation.run();
   const sim::Clock& clk = simulation.clock();
   RunResult r;
@@ -141,8 +166,8 @@ RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, c
     log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.mlups,
                   " MLUPS over the run"));
   else
-    log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ", r.ms_per_step,
-                  " ms/step (", r.mlups, " million points/s) over the run"));
+    log::info(cat("stopped at step ", clk.step, ", t = ", clk.time, " s: ", r.stop_reason, "; ",
+                  r.ms_per_step, " ms/step (", r.mlups, " million points/s) over the run"));
   for (const sim::Timing& t : simulation.timings())
     log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
   return r;

@@ -10,6 +10,7 @@
 #include "app/run.hpp"
 #include "io/config/run_spec.hpp"
 #include "io/hdf5/block.hpp"
+#include "io/hdf5/checkpoint.hpp"
 #include "parallel/comm.hpp"
 
 namespace eddy::io {
@@ -77,12 +78,23 @@ class RunOutput {
   long resume_step_ = -1;
 };
 
+/// The checkpoint a `--restart` names (none when opt.restart is empty), checked against the run before
+/// anything is written: solver, scheme (`scheme_key` names its config key), precision and grid must
+/// match, else InputError. Each solver then checks its own time step. Collective.
+struct Restart {
+  std::string path;  ///< empty: a fresh start
+  io::CheckpointMeta meta;
+};
+Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const io::CheckpointMeta& now,
+                     const std::string& scheme_key, const parallel::Comm& comm);
+
 /// The end of every solver's run: the initial actions (fresh starts only), the checkpoint schedule, the
 /// run, a checkpoint when it stops early, and the summary lines in run.log. `points` are the cells or
 /// grid points one step updates; `rate_unit` names the throughput ("MLUPS" for the LBM, "million
 /// points/s" for the spectral solver, printed as "(.. million points/s)").
 RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, const RunOutput& out,
-                     long start_step, bool restarted, const std::function<void(const sim::Clock&)>& write_checkpoint,
-                     double points, bool lbm_rate);
+                     long start_step, bool restarted,
+                     const std::function<void(const sim::Clock&)>& write_checkpoint, double points,
+                     bool lbm_rate);
 
 }  // namespace eddy::app

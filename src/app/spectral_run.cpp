@@ -149,23 +149,8 @@ io::Block state_block(const spectral::Grid& g) {
 
 /// A checkpoint fits the run when solver, stepper, precision and grid agree, and a fixed numerics.dt
 /// equals the checkpoint's time step (time / step).
-void check_restart(const io::CheckpointMeta& ckpt, const io::CheckpointMeta& now, double fixed_dt,
-                   const std::string& path) {
-  auto text = [](const std::vector<long>& v) {
-    std::string t;
-    for (long n : v) t += (t.empty() ? "[" : ", ") + std::to_string(n);
-    return t + "]";
-  };
-  const std::string cells_ckpt = text(ckpt.cells), cells_now = text(now.cells);
-  const std::string checks[][3] = {{"solver", ckpt.solver, now.solver},
-                                   {"time stepper (numerics.time_stepper)", ckpt.scheme, now.scheme},
-                                   {"precision (numerics.precision)", ckpt.precision, now.precision},
-                                   {"grid (domain.cells)", cells_ckpt, cells_now}};
-  for (const auto& k : checks)
-    if (k[1] != k[2])
-      throw InputError(
-          cat("--restart ", path, ": the checkpoint's ", k[0], " is ", k[1], " but the config's is ", k[2],
-              "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
+/// A fixed numerics.dt must be the one the checkpoint ran with (0 keeps the checkpoint's).
+void check_restart_time_step(const io::CheckpointMeta& ckpt, double fixed_dt, const std::string& path) {
   const double dt = ckpt.step > 0 ? ckpt.time / double(ckpt.step) : fixed_dt;
   if (fixed_dt > 0 && std::fabs(dt - fixed_dt) > 1e-9 * fixed_dt)
     throw InputError(cat("numerics.dt: ", fixed_dt, " s, but the checkpoint ", path,
@@ -187,13 +172,10 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                                     spec.resolved_yaml};
   // Everything that can be bad input is checked before the output directory exists: a restart, and the
   // CFL of the initial state.
-  std::string restart_path;
-  io::CheckpointMeta restart;
-  if (!opt.restart.empty()) {
-    restart_path = io::find_checkpoint(RunOutput::directory(spec, opt), opt.restart, comm);
-    restart = io::read_checkpoint_meta(restart_path);
-    check_restart(restart, meta_now, spec.numerics.dt, restart_path);
-  }
+  const Restart found = find_restart(spec, opt, meta_now, "time stepper (numerics.time_stepper)", comm);
+  if (!found.path.empty()) check_restart_time_step(found.meta, spec.numerics.dt, found.path);
+  const std::string& restart_path = found.path;
+  const io::CheckpointMeta& restart = found.meta;
   const auto exchange = parallel::make_slab_exchange(comm);
   auto solver = spectral::make_solver(s, *exchange);
   const spectral::Grid& g = solver->grid();

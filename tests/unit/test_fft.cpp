@@ -63,7 +63,8 @@ double r2c_round_trip_error(const std::vector<index_t>& n, index_t batch) {
 }
 
 TEST(Fft, AvailableInThisBuild) {
-  if (!eddy::backend::fft_available()) GTEST_SKIP() << "no FFT library in this build";
+  if (!eddy::backend::fft_available())
+    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
   SUCCEED();
 }
 
@@ -77,7 +78,8 @@ void expect_round_trip(const std::vector<index_t>& n, index_t batch, double tol)
 }
 
 TEST(Fft, RoundTripR2cC2rFp64Is1e14) {
-  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  if (!eddy::backend::fft_available())
+    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
   expect_round_trip<double>({64}, 7, 1e-14);
   expect_round_trip<double>({48, 30}, 3, 1e-14);      // 2D, even sizes with factors 2, 3, 5
   expect_round_trip<double>({17, 9}, 2, 1e-14);       // odd sizes (prime, odd last dim)
@@ -86,7 +88,8 @@ TEST(Fft, RoundTripR2cC2rFp64Is1e14) {
 }
 
 TEST(Fft, RoundTripR2cC2rFp32) {
-  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  if (!eddy::backend::fft_available())
+    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
   // FP32: a few units of 2^-24 times log2(N).
   expect_round_trip<float>({64, 64}, 2, 2e-6);
   expect_round_trip<float>({32, 24, 16}, 3, 2e-6);
@@ -95,7 +98,8 @@ TEST(Fft, RoundTripR2cC2rFp32) {
 /// A pure mode sin(2 pi (a x / nx + b y / ny)) transforms to -i N / 2 at (b, a) of the half spectrum
 /// (forward = exp(-i k x)) and to nothing else.
 TEST(Fft, PureModeLandsWhereTheConventionSays) {
-  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  if (!eddy::backend::fft_available())
+    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
   const index_t nx = 16, ny = 12, a = 3, b = 2, nh = nx / 2 + 1;
   std::vector<double> x(static_cast<std::size_t>(nx * ny));
   for (index_t j = 0; j < ny; ++j)
@@ -124,7 +128,8 @@ TEST(Fft, PureModeLandsWhereTheConventionSays) {
 /// layout the slab-decomposed 3D transform uses: forward then backward is N times the identity, and the
 /// forward result equals the transform of each column done one by one.
 TEST(Fft, StridedC2cAlongTheSlowestAxis) {
-  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  if (!eddy::backend::fft_available())
+    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
   const index_t n = 24, m = 10;
   FftLayout l;
   l.n = {n};
