@@ -110,15 +110,21 @@ void deallocate(void* p) noexcept {
   if (p) (void)gpuFree(p);
 }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;  // empty blocks of uneven splits may have null pointers
   EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyHostToDevice));
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;  // empty blocks of uneven splits may have null pointers
   EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToHost));
 }
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;  // empty blocks of uneven splits may have null pointers
   EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToDevice));
 }
-void fill_zero(void* dst, std::size_t bytes) { EDDY_GPU_CHECK(gpuMemset(dst, 0, bytes)); }
+void fill_zero(void* dst, std::size_t bytes) {
+  if (bytes == 0) return;
+  EDDY_GPU_CHECK(gpuMemset(dst, 0, bytes));
+}
 void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows) {
   if (width == 0 || rows == 0) return;
