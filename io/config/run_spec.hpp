@@ -115,7 +115,7 @@ struct RunControlSpec {
 };
 
 struct ParallelSpec {
-  std::string comm = "mpi";   ///< mpi | mpi-gpu | nccl | auto
+  std::string comm = "auto";  ///< mpi | mpi-gpu | nccl | auto (parallel/transport.hpp)
   std::vector<long> ranks{};  ///< ranks per direction; empty = MPI_Dims_create
 };
 

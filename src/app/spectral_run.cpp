@@ -197,9 +197,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     out.resume_at(restart.step);
     log::info(cat("restarted from ", restart_path, " at step ", restart.step, ", t = ", restart.time, " s"));
   }
-  if (spec.parallel.comm != "mpi" && spec.parallel.comm != "auto" && comm.size() > 1)
-    log::warn(cat("parallel.comm = ", spec.parallel.comm,
-                  ": the spectral transposes are host-staged MPI in this version; using mpi"));
+  if (comm.size() > 1) log::info(cat("slab transposes through ", exchange->name()));
   log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, " ", s.dealiasing, ", ",
                 s.cells[0], " x ", s.cells[1], s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(),
                 " points, ", comm.size(), " slab(s) (", c.slabs.describe(),
