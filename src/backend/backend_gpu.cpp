@@ -102,9 +102,11 @@ void* allocate(std::size_t bytes) {
   if (e != gpuSuccess)
     throw Error(std::string(name()) + ": cannot allocate " + std::to_string(bytes) +
                 " bytes of device memory: " + gpuGetErrorString(e));
+  detail::count_allocation(p, bytes);
   return p;
 }
 void deallocate(void* p) noexcept {
+  detail::count_deallocation(p);
   if (p) (void)gpuFree(p);
 }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
