@@ -1,6 +1,7 @@
 // The discrete adjoint of the 2D vorticity solver and its launches (equations: spectral/adjoint_k.hpp).
 #include "spectral/adjoint.hpp"
 
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -95,6 +96,15 @@ void launch_mask(const Grid& g, C* w) {
 void launch_random(const Grid& g, const RandomSpectrum& r, C* w) {
   backend::parallel_for("adjoint::random_spectrum", g.modes(),
                         [=] EDDY_DEVICE(index_t m) { random_mode(g, m, r, w + m); });
+}
+
+void launch_adam(const Grid& g, double* x, const double* grad, double* m, double* v, double lr, double b1,
+                 double b2, double c1, double c2, double eps) {
+  backend::parallel_for("adjoint::adam", g.points(), [=] EDDY_DEVICE(index_t i) {
+    m[i] = b1 * m[i] + (1 - b1) * grad[i];
+    v[i] = b2 * v[i] + (1 - b2) * grad[i] * grad[i];
+    x[i] += lr * (m[i] / c1) / (std::sqrt(v[i] / c2) + eps);
+  });
 }
 
 void copy(C* dst, const C* src, index_t n) {
@@ -312,6 +322,11 @@ Gradient Adjoint2d::gradient(const C* w0, const C* target, long steps, double dt
   }
   g.stats.peak_bytes = backend::memory_usage().peak;
   return g;
+}
+
+void Adjoint2d::adam_ascent(double* x, const double* g, double* m, double* v, long t, double lr, double b1,
+                            double b2, double eps) {
+  launch_adam(grid_, x, g, m, v, lr, b1, b2, 1 - std::pow(b1, double(t)), 1 - std::pow(b2, double(t)), eps);
 }
 
 std::size_t Adjoint2d::bytes_allocated() const {

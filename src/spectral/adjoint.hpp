@@ -94,6 +94,12 @@ class Adjoint2d {
   Gradient gradient(const C* w0, const C* target, long steps, double dt, int snapshots, C* grad,
                     bool want_nu);
 
+  /// Adam (Kingma & Ba 2015) ascent on physical fields (real_stride() doubles on the device), iteration t >=
+  /// 1: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2, x += lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) +
+  /// eps).
+  void adam_ascent(double* x, const double* g, double* m, double* v, long t, double lr, double b1, double b2,
+                   double eps);
+
   /// Device memory held by this object now, bytes.
   std::size_t bytes_allocated() const;
 
