@@ -2,7 +2,7 @@
 // final-state loss (field, loss, dJ/dnu) and a whole optimisation (loss history of three Adam iterations)
 // agree with a one-rank computation of the same case on every rank (LocalSlabExchange / MPI_COMM_SELF) to
 // 1e-12 relative (FP64: the transposes only move numbers, the FFTs and sums differ in round-off order).
-// Run: mpirun -n N ./eddy_mpi_adjoint_tests
+// Run: mpirun -n N ./eddy_mpi_adjoint_tests (main: tests/support/mpi_main.cpp)
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -15,7 +15,6 @@
 #include "app/optimize.hpp"
 #include "backend/backend.hpp"
 #include "backend/fft.hpp"
-#include "core/log.hpp"
 #include "io/config/config.hpp"
 #include "parallel/comm.hpp"
 #include "parallel/transpose.hpp"
@@ -101,12 +100,3 @@ TEST(AdjointMpi, OptimizeAgreesWithOneRank) {
 
 }  // namespace
 }  // namespace eddy
-
-int main(int argc, char** argv) {
-  eddy::parallel::MpiSession mpi(&argc, &argv);
-  eddy::log::set_rank(eddy::parallel::Comm().rank());
-  eddy::log::set_quiet(true);
-  eddy::backend::initialize(eddy::parallel::Comm().node_local_rank());
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

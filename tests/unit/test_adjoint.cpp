@@ -11,11 +11,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <vector>
 
+#include "app/optimize.hpp"
 #include "backend/backend.hpp"
+#include "core/error.hpp"
 #include "field/slab.hpp"
+#include "io/config/config.hpp"
+#include "parallel/comm.hpp"
 #include "spectral/adjoint.hpp"
 #include "spectral/revolve.hpp"
 #include "spectral/spectral_solver.hpp"
@@ -218,6 +223,35 @@ TEST(Revolve, GradientEqualsStoringEverything) {
     EXPECT_EQ(gc.stats.forward_steps, steps + eddy::spectral::revolve_advances(steps, c));
     EXPECT_LE(gc.stats.snapshots, c + 1);
     EXPECT_LT(gc.stats.peak_bytes, ga.stats.peak_bytes) << c << " states";
+  }
+}
+
+/// Bad input for `eddy optimize` is an InputError (exit 2) naming the key, before any file is written.
+TEST(Optimize, BadInputNamesTheKeyAndWritesNothing) {
+  const std::string cfg = std::string(EDDY_SOURCE_DIR) + "/configs/optimal_perturbation2d.yaml";
+  auto error = [&](const std::vector<std::string>& sets) -> std::string {
+    const eddy::parallel::Comm comm;
+    eddy::app::RunOptions opt;
+    opt.out_dir = "adjoint_bad_input";
+    opt.quiet = true;
+    try {
+      eddy::app::optimize(eddy::config::load_file(cfg, sets), opt, comm);
+    } catch (const eddy::InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error({"numerics.precision=fp32"}).find("numerics.precision"), std::string::npos);
+  EXPECT_NE(error({"numerics.dealiasing=phase_shift"}).find("numerics.dealiasing"), std::string::npos);
+  EXPECT_NE(error({"domain.cells=[16,16,16]"}).find("domain.cells"), std::string::npos);
+  EXPECT_NE(error({"initial.type=taylor_green"}).find("initial.type"), std::string::npos);
+  EXPECT_NE(error({"numerics.dt=0", "numerics.cfl=0.5"}).find("numerics.dt"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists("adjoint_bad_input"));
+  try {  // the schema checks the optimize section's values
+    eddy::config::load_file(cfg, {"optimize.norm_ratio=-1"});
+    ADD_FAILURE() << "optimize.norm_ratio=-1 accepted";
+  } catch (const eddy::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("optimize.norm_ratio"), std::string::npos) << e.what();
   }
 }
 
