@@ -32,7 +32,9 @@ echo "== adjoint unit tests on the GPU"
 "$root/build/gpu-adjoint/tests/eddy_unit_tests" --gtest_filter='Adjoint*:Revolve*' 2>&1 |
   grep -E "relative|PASSED|FAILED|Failure"
 
-echo "== GPU vs CPU: 128^2, 100 spin-up steps, T = 20, 5 iterations (loss history to 1e-10 relative)"
+echo "== GPU vs CPU: 128^2, 100 spin-up steps, T = 20, 5 iterations"
+# Iteration 0's loss is a forward run only: 1e-12. Later ones went through Adam, whose m / sqrt(v)
+# normalisation magnifies round-off of the gradient by up to 1 / epsilon where it is near zero: 1e-6.
 small=(--set "domain.cells=[128,128]" --set optimize.spinup_steps=100 --set optimize.horizon_steps=20
        --set optimize.iterations=5 --set optimize.compare_storage=false --quiet)
 "$cpu" optimize "$cfg" "${small[@]}" --out "$w/cpu" || echo "FAILED: CPU optimize"
@@ -40,8 +42,14 @@ small=(--set "domain.cells=[128,128]" --set optimize.spinup_steps=100 --set opti
 python3 - "$w/cpu/optimize.csv" "$w/gpu/optimize.csv" <<'PY'
 import csv, sys
 a, b = ([float(r["loss"]) for r in csv.DictReader(open(f))] for f in sys.argv[1:3])
-d = max(abs(x - y) / abs(x) for x, y in zip(a, b)) if a and len(a) == len(b) else float("inf")
-print(f"loss CPU {a} GPU {b}: max relative difference {d:.2e} -> {'OK' if d < 1e-10 else 'FAILED'}")
+if not a or len(a) != len(b):
+    print(f"FAILED: loss histories CPU {a} GPU {b}")
+    sys.exit()
+d0 = abs(a[0] - b[0]) / a[0]
+d = max(abs(x - y) / x for x, y in zip(a, b))
+print(f"loss CPU {a}\n     GPU {b}")
+print(f"iteration 0: relative difference {d0:.2e} {'OK' if d0 < 1e-12 else 'FAILED'} (1e-12); "
+      f"all iterations: {d:.2e} {'OK' if d < 1e-6 else 'FAILED'} (1e-6)")
 PY
 
 echo "== optimal perturbation, 512^2, T = 80, $iterations iterations (configs/optimal_perturbation2d.yaml)"

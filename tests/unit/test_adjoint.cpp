@@ -3,7 +3,7 @@
 //    RK3 / RK4 step (tangent by the exact polarisation of the quadratic term), to 1e-12 relative;
 //  - the gradient of J = <w_T - target, w_T - target> with respect to w_0 and nu against central finite
 //    differences in random directions, to 1e-6 relative;
-//  - the forward step equals the solver's bitwise;
+//  - the forward step equals the solver's (bitwise on the CPU);
 //  - the binomial schedule (revolve.hpp) reverses every step once, in order, with the optimal number of
 //    forward steps, and gives the same gradient, bit for bit, as storing every step and stage.
 #include <gtest/gtest.h>
@@ -105,7 +105,7 @@ void step_dot_product(const std::string& stepper) {
 TEST(Adjoint, Rk3StepDotProduct) { step_dot_product("rk3"); }
 TEST(Adjoint, Rk4StepDotProduct) { step_dot_product("rk4"); }
 
-TEST(Adjoint, ForwardStepEqualsSolverBitwise) {
+TEST(Adjoint, ForwardStepEqualsSolver) {
   for (const std::string stepper : {"rk3", "rk4"}) {
     eddy::field::LocalSlabExchange ex;
     const auto s = setup(stepper);
@@ -119,7 +119,16 @@ TEST(Adjoint, ForwardStepEqualsSolverBitwise) {
     const std::vector<unsigned char> b = solver->save_state();
     const std::vector<C> h = w.to_host();
     ASSERT_EQ(b.size(), static_cast<std::size_t>(adj.grid().modes()) * sizeof(C));
-    EXPECT_EQ(0, std::memcmp(b.data(), h.data(), b.size())) << stepper;
+    std::vector<C> ref(h.size());
+    std::memcpy(ref.data(), b.data(), b.size());
+    // The same kernels on the same data; the solver fuses the nonlinear term's scaling into the stage
+    // kernel, so a device compiler may contract differently (FMA): equal to round-off, bitwise on the CPU.
+    double d = 0, m = 0;
+    for (std::size_t k = 0; k < h.size(); ++k)
+      d = std::max(d, std::hypot(h[k].re - ref[k].re, h[k].im - ref[k].im)),
+      m = std::max(m, std::hypot(ref[k].re, ref[k].im));
+    EXPECT_LT(d, 1e-14 * m) << stepper;
+    if (!eddy::backend::is_gpu()) EXPECT_EQ(d, 0.0) << stepper;
   }
 }
 
