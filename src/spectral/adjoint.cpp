@@ -229,7 +229,8 @@ void Adjoint2d::step_tangent(const C* w, C* d, double dt) {
   }
 }
 
-double Adjoint2d::reverse(const C* start, const StepTape& t, C* lambda, double dt, bool want_nu) {
+double Adjoint2d::reverse(const C* start, const StepTape& t, C* lambda, double dt, bool want_nu,
+                          C* const* nbar) {
   const int S = stages();
   Tape<double> view{};
   view.x[0] = start;
@@ -240,13 +241,31 @@ double Adjoint2d::reverse(const C* start, const StepTape& t, C* lambda, double d
   double dnu = 0.0;
   for (int s = S; s >= 1; --s) {
     dnu += launch_stage_adjoint(S, s, grid_, view, args);
-    nonlinear_adjoint(view.x[s - 1], nb_.data(), xb_.data());
+    if (nbar) {  // frozen: n_s is an input, not N(x_s)
+      copy(nbar[s - 1], nb_.data(), cs_);
+      launch_axpby(grid_, 0.0, nb_.data(), 0.0, xb_.data());
+    } else {
+      nonlinear_adjoint(view.x[s - 1], nb_.data(), xb_.data());
+    }
   }
   launch_axpby(grid_, 1.0, xb_.data(), 1.0, ub_.data());  // stage 1's N'(u)^T n1b
   copy(lambda, ub_.data(), cs_);
   if (!want_nu) return 0.0;
   ex_.sum(&dnu, 1);
   return dnu;
+}
+
+void Adjoint2d::step_frozen(C* u, const C* const* n, double dt) {
+  const int S = stages();
+  for (int s = 1; s <= S; ++s) {
+    const StageArgs<double> a{u, acc_.data(), tape_->x[s < S ? s : S - 1].data(), cs_, dt, linear()};
+    launch_stage(S, s, grid_, n[s - 1], a);
+  }
+}
+
+void Adjoint2d::step_frozen_adjoint(C* lambda, C* const* nbar, double dt) {
+  // The tape's values enter only dJ/dnu, which is not asked for; stage values are not read.
+  reverse(out_.data(), *tape_, lambda, dt, false, nbar);
 }
 
 double Adjoint2d::step_adjoint(const C* w, C* lambda, double dt, bool want_nu) {

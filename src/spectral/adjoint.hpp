@@ -88,6 +88,13 @@ class Adjoint2d {
   /// lambda = Phi'(w)^T lambda; returns <lambda, dPhi/dnu (w)> (the step's share of dJ/dnu) when want_nu.
   double step_adjoint(const C* w, C* lambda, double dt, bool want_nu);
 
+  /// The stage updates alone (tests): u = the step with the stage's nonlinear terms held at the given n[s]
+  /// (stages() fields), a map linear in (u, n).
+  void step_frozen(C* u, const C* const* n, double dt);
+  /// Its transpose: lambda = (du'/du)^T lambda, nbar[s] = (du'/dn_s)^T lambda.
+  void step_frozen_adjoint(C* lambda, C* const* nbar, double dt);
+  int stages() const { return setup_.stepper == "rk3" ? 3 : 4; }
+
   /// The loss after `steps` steps from w0 against `target`, and grad = dJ/dw0 (a field). snapshots >= 1:
   /// binomial checkpointing with that many stored states (the initial one included); snapshots = 0:
   /// every step's state and stage values kept (the memory baseline, no recomputation).
@@ -109,8 +116,8 @@ class Adjoint2d {
  private:
   /// One forward step from `start` into `out` (may be the same array), keeping its stage values in t.
   void record(const C* start, C* out, StepTape& t, double dt);
-  double reverse(const C* u, const StepTape& t, C* lambda, double dt, bool want_nu);
-  int stages() const { return setup_.stepper == "rk3" ? 3 : 4; }
+  /// The reverse step; with nbar, the nonlinear terms are held fixed (their adjoints go to nbar[s]).
+  double reverse(const C* u, const StepTape& t, C* lambda, double dt, bool want_nu, C* const* nbar = nullptr);
   Linear<double> linear() const;
   double scale() const { return 1.0 / double(grid_.total_points()); }
 

@@ -1,5 +1,6 @@
 // spectral/adjoint: the discrete adjoint of the 2D vorticity solver, FP64, one rank.
-//  - dot-product tests <y, A x> = <A^T y, x> for the nonlinear term's linearisation and for a whole
+//  - dot-product tests <y, A x> = <A^T y, x> for the nonlinear term's linearisation, the stage updates
+//    (the step with its nonlinear terms held fixed, linear in u and the terms) and for a whole
 //    RK3 / RK4 step (tangent by the exact polarisation of the quadratic term), to 1e-12 relative;
 //  - the gradient of J = <w_T - target, w_T - target> with respect to w_0 and nu against central finite
 //    differences in random directions, to 1e-6 relative;
@@ -103,6 +104,40 @@ void step_dot_product(const std::string& stepper) {
   std::printf("%s step: <y, Phi'x> = %.16e, relative difference %.2e\n", stepper.c_str(), lhs, rel(lhs, rhs));
 }
 TEST(Adjoint, Rk3StepDotProduct) { step_dot_product("rk3"); }
+
+/// The stage updates: the step with its nonlinear terms held fixed is linear in (u, n_1..n_S).
+void stage_dot_product(const std::string& stepper) {
+  eddy::field::LocalSlabExchange ex;
+  auto s = setup(stepper);
+  s.hyperviscosity = 1e-6;
+  s.drag = 0.1;
+  Adjoint2d adj(s, ex);
+  const int S = adj.stages();
+  const double dt = 0.02;
+  Field xu = random_field(adj, 30, 0.3), yu = random_field(adj, 31, 0.3);
+  std::vector<Field> xn, nbar;
+  std::vector<const C*> pn;
+  std::vector<C*> pbar;
+  for (int k = 0; k < S; ++k) {
+    xn.push_back(random_field(adj, 40 + k, 0.3)), nbar.push_back(adj.field());
+    pn.push_back(xn.back().data()), pbar.push_back(nbar.back().data());
+  }
+  Field ax = adj.field(), aty = adj.field();
+  adj.axpby(1.0, xu.data(), 0.0, ax.data());
+  adj.step_frozen(ax.data(), pn.data(), dt);
+  adj.axpby(1.0, yu.data(), 0.0, aty.data());
+  adj.step_frozen_adjoint(aty.data(), pbar.data(), dt);
+  const double lhs = adj.dot(yu.data(), ax.data());
+  double rhs = adj.dot(aty.data(), xu.data());
+  for (int k = 0; k < S; ++k)
+    rhs += adj.dot(nbar[static_cast<std::size_t>(k)].data(), pn[static_cast<std::size_t>(k)]);
+  EXPECT_GT(std::fabs(lhs), 1e-3);
+  EXPECT_LT(rel(lhs, rhs), 1e-12) << stepper << ": " << lhs << " vs " << rhs;
+  std::printf("%s stage updates: <y, S(u, n)> = %.16e, relative difference %.2e\n", stepper.c_str(), lhs,
+              rel(lhs, rhs));
+}
+TEST(Adjoint, Rk3StageUpdatesDotProduct) { stage_dot_product("rk3"); }
+TEST(Adjoint, Rk4StageUpdatesDotProduct) { stage_dot_product("rk4"); }
 TEST(Adjoint, Rk4StepDotProduct) { step_dot_product("rk4"); }
 
 TEST(Adjoint, ForwardStepEqualsSolver) {
