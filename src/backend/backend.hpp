@@ -58,6 +58,9 @@ struct MemoryUsage {
 MemoryUsage memory_usage();
 /// Start a new peak from what is held now.
 void reset_peak_memory();
+/// Device memory in use by every client of the device, as its driver reports it (GPUs: total - free,
+/// including other processes, the context and library work areas); the CPU backend: memory_usage().current.
+std::size_t device_memory_used();
 namespace detail {
 /// Called by each backend's allocate/deallocate.
 void count_allocation(void* p, std::size_t bytes);

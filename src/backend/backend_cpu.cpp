@@ -54,6 +54,7 @@ void* allocate(std::size_t bytes) {
   detail::count_allocation(p, bytes);
   return p;
 }
+std::size_t device_memory_used() { return memory_usage().current; }
 void deallocate(void* p) noexcept {
   detail::count_deallocation(p);
   std::free(p);

@@ -15,6 +15,7 @@
 #define gpuFree cudaFree
 #define gpuMemcpy cudaMemcpy
 #define gpuMemset cudaMemset
+#define gpuMemGetInfo cudaMemGetInfo
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
@@ -33,6 +34,7 @@
 #define gpuFree hipFree
 #define gpuMemcpy hipMemcpy
 #define gpuMemset hipMemset
+#define gpuMemGetInfo hipMemGetInfo
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
@@ -104,6 +106,11 @@ void* allocate(std::size_t bytes) {
                 " bytes of device memory: " + gpuGetErrorString(e));
   detail::count_allocation(p, bytes);
   return p;
+}
+std::size_t device_memory_used() {
+  std::size_t free = 0, total = 0;
+  EDDY_GPU_CHECK(gpuMemGetInfo(&free, &total));
+  return total - free;
 }
 void deallocate(void* p) noexcept {
   detail::count_deallocation(p);

@@ -319,6 +319,7 @@ Gradient Adjoint2d::gradient(const C* w0, const C* target, long steps, double dt
     }
     g.stats.forward_steps = steps;
     g.stats.snapshots = static_cast<int>(steps);
+    g.stats.device_used = backend::device_memory_used();
     final_state();
     for (long i = steps - 1; i >= 0; --i) {
       StepTape& t = tapes[static_cast<std::size_t>(i)];
@@ -328,6 +329,7 @@ Gradient Adjoint2d::gradient(const C* w0, const C* target, long steps, double dt
     std::vector<Field> slots(static_cast<std::size_t>(snapshots) + 1);
     for (Field& f : slots) f = field();
     copy(slots[0].data(), w0, cs_);
+    g.stats.device_used = backend::device_memory_used();
     SweepOps ops{
         *this, slots, target, steps, dt, want_nu, grad, g, [&](const C* start, C* lambda, long step) {
           record(start, out_.data(), *tape_, dt);

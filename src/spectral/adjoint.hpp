@@ -25,11 +25,11 @@ namespace eddy::spectral {
 
 /// What a reverse sweep did.
 struct SweepStats {
-  long forward_steps = 0;  ///< forward steps taken, first sweep and recomputations
-  long adjoint_steps = 0;  ///< reverse steps (= the horizon)
-  int snapshots = 0;       ///< largest number of states held at once (the initial state included)
-  std::size_t peak_bytes =
-      0;  ///< largest device memory held by eddy during the sweep (backend::memory_usage)
+  long forward_steps = 0;       ///< forward steps taken, first sweep and recomputations
+  long adjoint_steps = 0;       ///< reverse steps (= the horizon)
+  int snapshots = 0;            ///< most states held at once (the initial state included)
+  std::size_t peak_bytes = 0;   ///< most memory eddy held during the sweep (backend::memory_usage)
+  std::size_t device_used = 0;  ///< in use per the driver with every stored state allocated
 };
 
 /// J = <w_T - target, w_T - target> (the mean square difference) and its gradients.
