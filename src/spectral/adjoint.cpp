@@ -67,13 +67,19 @@ void launch_stage(int stages, int s, const Grid& g, const C* n, const StageArgs<
 }
 
 double launch_stage_adjoint(int stages, int s, const Grid& g, const Tape<double>& t,
-                            const AdjointArgs<double>& a) {
-  return backend::parallel_reduce(
-      "adjoint::stage_adjoint", g.modes(), 0.0,
-      [=] EDDY_DEVICE(index_t m) {
-        return stages == 3 ? rk3_stage_adjoint(s, m, g, t, a) : rk4_stage_adjoint(s, m, g, t, a);
-      },
-      backend::Sum{});
+                            const AdjointArgs<double>& a, bool want_nu) {
+  if (want_nu)
+    return backend::parallel_reduce(
+        "adjoint::stage_adjoint_nu", g.modes(), 0.0,
+        [=] EDDY_DEVICE(index_t m) {
+          return stages == 3 ? rk3_stage_adjoint(s, m, g, t, a) : rk4_stage_adjoint(s, m, g, t, a);
+        },
+        backend::Sum{});
+  // without dJ/dnu: no reduction, so no wait for the device
+  backend::parallel_for("adjoint::stage_adjoint", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    (void)(stages == 3 ? rk3_stage_adjoint(s, m, g, t, a) : rk4_stage_adjoint(s, m, g, t, a));
+  });
+  return 0.0;
 }
 
 double reduce_dot(const Grid& g, const C* a, const C* b) {
@@ -240,7 +246,7 @@ double Adjoint2d::reverse(const C* start, const StepTape& t, C* lambda, double d
   const AdjointArgs<double> args{a_.data(), ub_.data(), xb_.data(), nb_.data(), accb_.data(), dt, linear()};
   double dnu = 0.0;
   for (int s = S; s >= 1; --s) {
-    dnu += launch_stage_adjoint(S, s, grid_, view, args);
+    dnu += launch_stage_adjoint(S, s, grid_, view, args, want_nu);
     if (nbar) {  // frozen: n_s is an input, not N(x_s)
       copy(nbar[s - 1], nb_.data(), cs_);
       launch_axpby(grid_, 0.0, nb_.data(), 0.0, xb_.data());
