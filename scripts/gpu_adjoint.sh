@@ -54,7 +54,15 @@ PY
 
 echo "== optimal perturbation, 512^2, T = 80, $iterations iterations (configs/optimal_perturbation2d.yaml)"
 "$gpu" optimize "$cfg" --set optimize.iterations="$iterations" --out "$w/case" --quiet || echo "FAILED: GPU optimize"
-grep -E "optimize:|base state|iteration (0|1|2|$iterations) |gradient|optimal perturbation" "$w/case/run.log" | cut -c1-400
+grep -E "optimize: 2D|base state|iteration (0|1|2|$iterations) |gradient|optimal perturbation" "$w/case/run.log" | cut -c1-400
+python3 - "$w/case/optimize.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+pick = sorted({0, 1, 10, 50, 100, 150, 200, 250, len(rows) - 1} & set(range(len(rows))))
+print("J / r^2 by iteration: " + ", ".join(f"{i}: {float(rows[i]['gain']):.4g}" for i in pick))
+s = sorted(float(r["seconds"]) for r in rows[1:-1]) or [float("nan")]
+print(f"forward + backward per iteration: median {1e3 * s[len(s) // 2]:.1f} ms, min {1e3 * s[0]:.1f} ms")
+PY
 cp "$w/case/optimize.csv" "$w/case/gradient_memory.csv" "$w/case/run.log" "$out/" 2>/dev/null
 cp "$w/case"/fields/*.h5 "$out/" 2>/dev/null
 python3 "$root/scripts/post/optimal_perturbation.py" "$w/case" "$out/optimal_perturbation.png" 2>&1 | tail -3
