@@ -281,25 +281,18 @@ double Adjoint2d::step_adjoint(const C* w, C* lambda, double dt, bool want_nu) {
 
 namespace {
 
-/// The Ops of spectral/revolve.hpp over an Adjoint2d: states in slots, the loss at the last step.
+/// The Ops of spectral/revolve.hpp over an Adjoint2d: states in slots; the reverse step is the caller's.
 struct SweepOps {
   Adjoint2d& adj;
   std::vector<Field>& slots;
-  const C* target;
-  long steps;
   double dt;
-  bool want_nu;
-  C* lambda;
-  Gradient& result;
-  std::function<double(const C*, C*, long)> reverse_step;  // (start, lambda, step) -> dJ/dnu share
+  std::function<void(const C*, long)> reverse_step;  // (the step's start, its number)
 
   void copy(int dst, int src) { spectral::copy(slots[dst].data(), slots[src].data(), adj.stride()); }
   void advance(int slot, long n) {
     for (long i = 0; i < n; ++i) adj.step(slots[static_cast<std::size_t>(slot)].data(), dt);
   }
-  void reverse(int slot, long step) {
-    result.dloss_dnu += reverse_step(slots[static_cast<std::size_t>(slot)].data(), lambda, step);
-  }
+  void reverse(int slot, long step) { reverse_step(slots[static_cast<std::size_t>(slot)].data(), step); }
 };
 
 }  // namespace
@@ -336,12 +329,11 @@ Gradient Adjoint2d::gradient(const C* w0, const C* target, long steps, double dt
     for (Field& f : slots) f = field();
     copy(slots[0].data(), w0, cs_);
     g.stats.device_used = backend::device_memory_used();
-    SweepOps ops{
-        *this, slots, target, steps, dt, want_nu, grad, g, [&](const C* start, C* lambda, long step) {
-          record(start, out_.data(), *tape_, dt);
-          if (step == steps - 1) final_state();
-          return reverse(start, *tape_, lambda, dt, want_nu);
-        }};
+    SweepOps ops{*this, slots, dt, [&](const C* start, long step) {
+                   record(start, out_.data(), *tape_, dt);  // the stage values, and w_T at the last step
+                   if (step == steps - 1) final_state();
+                   g.dloss_dnu += reverse(start, *tape_, grad, dt, want_nu);
+                 }};
     Revolve<SweepOps> rev(ops, snapshots);
     rev.run(steps);
     g.stats.forward_steps = rev.advances() + steps;
