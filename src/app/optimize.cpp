@@ -53,7 +53,7 @@ OptimizeResult optimize(const config::RunSpec& spec, const RunOptions& opt, cons
     throw InputError("numerics.dt: eddy optimize needs a fixed time step (numerics.dt > 0)");
   const config::OptimizeSpec& o = spec.optimize;
   const SpectralCase c = make_spectral_case(spec, comm);
-  const auto exchange = parallel::make_slab_exchange(comm);
+  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
   spectral::Adjoint2d adj(c.setup, *exchange);  // InputError: fp32, phase_shift
   const double dt = spec.numerics.dt;
   const long T = o.horizon_steps;

@@ -38,7 +38,7 @@ spectral::Setup setup() {
 TEST(AdjointMpi, GradientAgreesWithOneRank) {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm(MPI_COMM_WORLD);
-  parallel::MpiSlabExchange ex(comm);
+  parallel::MpiSlabExchange ex(comm, parallel::make_transport("mpi", comm));
   field::LocalSlabExchange local;
   Adjoint2d many(setup(), ex), one(setup(), local);
   auto fields = [](Adjoint2d& a, Adjoint2d::Field& w0, Adjoint2d::Field& target) {
