@@ -5,6 +5,7 @@
 
 #include "app/output.hpp"
 #include "app/run.hpp"
+#include "app/spectral_case.hpp"
 #include "app/stop.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
@@ -19,17 +20,6 @@
 
 namespace eddy::app {
 using log::cat;
-
-namespace {
-
-/// Everything the spectral run derives from the config.
-struct SpectralCase {
-  spectral::Setup setup;
-  parallel::Decomposition slabs;  ///< physical-space slabs: whole x-y planes (2D: x rows) per rank
-  Real3 dx{0.0, 0.0, 0.0};        ///< grid spacing [m] (0 along unused directions)
-  double velocity = 1.0;          ///< initial amplitude U [m/s]
-  double max_cfl = 0.0;
-};
 
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   SpectralCase c;
@@ -85,6 +75,8 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
   }
   return c;
 }
+
+namespace {
 
 /// The configured initial condition.
 void initialize(spectral::Solver& solver, const config::RunSpec& spec, const SpectralCase& c) {

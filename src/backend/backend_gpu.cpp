@@ -15,6 +15,7 @@
 #define gpuFree cudaFree
 #define gpuMemcpy cudaMemcpy
 #define gpuMemset cudaMemset
+#define gpuMemGetInfo cudaMemGetInfo
 #define gpuMemcpy2D cudaMemcpy2D
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
@@ -34,6 +35,7 @@
 #define gpuFree hipFree
 #define gpuMemcpy hipMemcpy
 #define gpuMemset hipMemset
+#define gpuMemGetInfo hipMemGetInfo
 #define gpuMemcpy2D hipMemcpy2D
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
@@ -104,9 +106,16 @@ void* allocate(std::size_t bytes) {
   if (e != gpuSuccess)
     throw Error(std::string(name()) + ": cannot allocate " + std::to_string(bytes) +
                 " bytes of device memory: " + gpuGetErrorString(e));
+  detail::count_allocation(p, bytes);
   return p;
 }
+std::size_t device_memory_used() {
+  std::size_t free = 0, total = 0;
+  EDDY_GPU_CHECK(gpuMemGetInfo(&free, &total));
+  return total - free;
+}
 void deallocate(void* p) noexcept {
+  detail::count_deallocation(p);
   if (p) (void)gpuFree(p);
 }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
