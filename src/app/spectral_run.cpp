@@ -5,6 +5,7 @@
 
 #include "app/output.hpp"
 #include "app/run.hpp"
+#include "app/spectral_case.hpp"
 #include "app/stop.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
@@ -19,17 +20,6 @@
 
 namespace eddy::app {
 using log::cat;
-
-namespace {
-
-/// Everything the spectral run derives from the config.
-struct SpectralCase {
-  spectral::Setup setup;
-  parallel::Decomposition slabs;  ///< physical-space slabs: whole x-y planes (2D: x rows) per rank
-  Real3 dx{0.0, 0.0, 0.0};        ///< grid spacing [m] (0 along unused directions)
-  double velocity = 1.0;          ///< initial amplitude U [m/s]
-  double max_cfl = 0.0;
-};
 
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   SpectralCase c;
@@ -147,6 +137,8 @@ double time_step(const config::RunSpec& spec, const SpectralCase& c, const spect
   if (spec.run.end_time > 0) dt = spec.run.end_time / std::ceil(spec.run.end_time / dt - 1e-9);
   return dt;
 }
+
+namespace {
 
 /// The spectral state as a block of the global array [a][b][c] (x = c fastest, y = b, z = a): checkpoints
 /// store it so, and any rank count reads its own rows back.

@@ -345,9 +345,11 @@ class SolverImpl final : public Solver {
     return gm;
   }
 
-  void transforms_of_step() override {
-    backend::fill_zero(w_.data(), w_.bytes());
-    backend::fill_zero(p_.data(), p_.bytes());
+  void transforms_of_step(bool zero_first) override {
+    if (zero_first) {
+      backend::fill_zero(w_.data(), w_.bytes());
+      backend::fill_zero(p_.data(), p_.bytes());
+    }
     const int stages = setup_.stepper == "rk3" ? 3 : 4;
     for (int s = 0; s < stages; ++s) {
       fft_.backward(w_.data(), p_.data(), work_fields_);

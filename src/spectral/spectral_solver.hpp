@@ -88,9 +88,10 @@ class Solver {
   virtual Spectrum spectrum() = 0;
   /// Moments of du_i/dx_i in physical space (3D; zeros in 2D), on the device. Collective.
   virtual GradientMoments gradient_moments() = 0;
-  /// The forward and backward transforms of one step, and nothing else (on zeroed work buffers): the
-  /// floor a step's time is compared against (eddy bench). Leaves the state as it is.
-  virtual void transforms_of_step() = 0;
+  /// The forward and backward transforms of one step, and nothing else: the floor a step's time is
+  /// compared against (eddy bench). `zero_first` zeroes the work buffers, which the transforms then keep
+  /// at zero (no overflow however often they repeat). Leaves the state as it is.
+  virtual void transforms_of_step(bool zero_first) = 0;
   /// Transforms per step (forward + backward, one per field).
   virtual int transforms_per_step() const = 0;
   /// The state for a checkpoint: this rank's block of the spectral array [a][b_local][c] (grid.hpp), per

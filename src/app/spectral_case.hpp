@@ -1,0 +1,31 @@
+#pragma once
+/// The spectral case a RunSpec describes: the solver setup, its slab decomposition, the initial condition
+/// and the time step (shared by `eddy run` and `eddy bench`).
+#include "io/config/run_spec.hpp"
+#include "parallel/comm.hpp"
+#include "parallel/decomposition.hpp"
+#include "spectral/spectral_solver.hpp"
+
+namespace eddy::app {
+
+/// Everything the spectral run derives from the config.
+struct SpectralCase {
+  spectral::Setup setup;
+  parallel::Decomposition slabs;  ///< physical-space slabs: whole x-y planes (2D: x rows) per rank
+  Real3 dx{0.0, 0.0, 0.0};        ///< grid spacing [m] (0 along unused directions)
+  double velocity = 1.0;          ///< initial amplitude U [m/s]
+  double max_cfl = 0.0;
+};
+
+/// Setup and decomposition from the config (InputError for what the solver cannot do, before anything is
+/// written). Collective.
+SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm);
+
+/// Set the configured initial condition.
+void initialize(spectral::Solver& solver, const config::RunSpec& spec, const SpectralCase& c);
+
+/// The time step: numerics.dt, or numerics.cfl over the initial velocity (then, with an end time, shortened
+/// so that a whole number of steps reaches it). Refuses a CFL above the stepper's limit.
+double time_step(const config::RunSpec& spec, const SpectralCase& c, const spectral::Stats& s0);
+
+}  // namespace eddy::app
