@@ -282,5 +282,26 @@ TEST(SpectralRestart, IsBitwiseExact) {
   }
 }
 
+/// With band_limited forcing too: the force is a function of the state alone (spectral/forcing_k.hpp), so
+/// the spectral coefficients are all a restart needs (forced HIT, 16^3, FP64: 10 + 10 steps = 20, bit for
+/// bit).
+TEST(SpectralRestart, BandForcedIsBitwiseExact) {
+  if (!backend::fft_available()) GTEST_SKIP();
+  auto with = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> sets{"domain.cells=[16,16,16]", "physics.reynolds=100", "numerics.dt=0.02",
+                                  "output.diagnostics.every=0", "output.checkpoint.every=0"};
+    sets.insert(sets.end(), extra.begin(), extra.end());  // later --set wins
+    return load("hit3d_spectral.yaml", sets);
+  };
+  const app::RunResult whole = run(with({"run.end_time=0.4"}), "restart_hit_whole");
+  const app::RunResult first =
+      run(with({"run.end_time=0.2", "output.checkpoint.every=10"}), "restart_hit_parts");
+  EXPECT_EQ(first.steps, 10);
+  const app::RunResult second = run(with({"run.end_time=0.4"}), "restart_hit_parts", "auto");
+  EXPECT_EQ(second.steps, 20);
+  ASSERT_EQ(second.velocity.size(), whole.velocity.size());
+  EXPECT_TRUE(second.velocity == whole.velocity);
+}
+
 }  // namespace
 }  // namespace eddy
