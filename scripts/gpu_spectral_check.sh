@@ -88,7 +88,7 @@ if [ "$what" = tgv ]; then
 fi
 if [ "$what" = hit ]; then
   # Stationary statistics: averages of the diagnostics.csv rows with t >= t0 (after the transient).
-  stat() { python3 - "$1" "$2" <<'PY'
+  hit_stats() { python3 - "$1" "$2" <<'PY'
 import csv, statistics, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if float(r["time"]) >= float(sys.argv[2])]
 for c in ("kinetic_energy", "dissipation", "injection", "re_lambda", "skewness", "kmax_eta", "ms_per_step"):
@@ -98,13 +98,13 @@ PY
   }
   echo "== forced isotropic turbulence 128^3 FP64 RK4 (configs/hit3d_spectral.yaml as shipped), t = 0..50"
   "$gpu" run "$root/configs/hit3d_spectral.yaml" --out "$out/hit128" --quiet || echo "FAILED: hit128"
-  stat "$out/hit128/diagnostics.csv" 20
+  hit_stats "$out/hit128/diagnostics.csv" 20
   cp "$out/hit128/diagnostics.csv" "$out/hit128_diagnostics.csv"
   echo "== the same at 256^3, nu = 1.4e-3 (k_max eta ~ 1.1), t = 0..30"
   "$gpu" run "$root/configs/hit3d_spectral.yaml" --set "domain.cells=[256,256,256]" --set physics.reynolds=714.3 \
     --set run.end_time=30 --set output.fields.every=0 --set output.checkpoint.every=0 --out "$out/hit256" --quiet ||
     echo "FAILED: hit256"
-  stat "$out/hit256/diagnostics.csv" 15
+  hit_stats "$out/hit256/diagnostics.csv" 15
   cp "$out/hit256/diagnostics.csv" "$out/hit256_diagnostics.csv"
   rm -rf "$out/hit128/fields" "$out/hit128/checkpoints" "$out/hit256/fields"
 fi
