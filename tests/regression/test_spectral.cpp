@@ -305,7 +305,19 @@ TEST(SpectralRestart, BandForcedIsBitwiseExact) {
     sets.insert(sets.end(), extra.begin(), extra.end());  // later --set wins
     return load("hit3d_spectral.yaml", sets);
   };
-  const app::RunResult whole = run(with({"run.end_time=0.4"}), "restart_hit_whole");
+  const app::RunResult whole =
+      run(with({"run.end_time=0.4", "output.diagnostics.every=10"}), "restart_hit_whole");
+  // The 3D diagnostics row (after step,time): E, Z, eps, -dE/dt, max|u|, CFL, ms, injection, Re_lambda, S,
+  // k_max eta. Injection is eps_in exactly; Re_lambda and k_max eta follow from E, eps and nu = 0.01.
+  ASSERT_EQ(whole.diagnostics.size(), 11u);
+  const double E = whole.diagnostics[0], eps = whole.diagnostics[2], nu = 0.01, u2 = 2 * E / 3;
+  EXPECT_EQ(whole.diagnostics[7], 0.1);
+  EXPECT_NEAR(whole.diagnostics[8], std::sqrt(u2) * std::sqrt(15 * nu * u2 / eps) / nu,
+              1e-12 * whole.diagnostics[8]);
+  EXPECT_LT(whole.diagnostics[9], 0.0);  // the random start (S = 0) has turned negative by t = 0.4
+  EXPECT_GT(whole.diagnostics[9], -1.0);
+  EXPECT_NEAR(whole.diagnostics[10], 5.0 * std::pow(nu * nu * nu / eps, 0.25),
+              1e-12);  // k_max = (16 - 1) / 3
   const app::RunResult first =
       run(with({"run.end_time=0.2", "output.checkpoint.every=10"}), "restart_hit_parts");
   EXPECT_EQ(first.steps, 10);
