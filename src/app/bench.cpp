@@ -133,7 +133,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
 /// alone in the same process on the same buffers (DESIGN §5).
 double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   const SpectralCase c = make_spectral_case(spec, comm);
-  const auto exchange = parallel::make_slab_exchange(comm);
+  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
   auto solver = spectral::make_solver(c.setup, *exchange);
   initialize(*solver, spec, c);
   const double dt = time_step(spec, c, solver->stats());
