@@ -40,12 +40,6 @@ for comm in $comms; do
   echo "1 vs 2 GPUs, $comm:"; python3 "$root/scripts/compare_fields.py" "$w"/r1/fields/*_00000400.h5 "$w"/r2_$comm/fields/*_00000400.h5 --tol 0
 done
 
-echo "mpi-gpu forced (EDDY_MPI_DEVICE_AWARE=1: device pointers to an MPI that does not declare CUDA support):"
-EDDY_MPI_DEVICE_AWARE=1 timeout 120 "${mpi[@]}" -x EDDY_MPI_DEVICE_AWARE -n 2 $e run "$root/configs/cavity3d.yaml" "${c[@]}" --set parallel.comm=mpi-gpu \
-  --out "$w/r2_forced" >/dev/null 2>"$w/err_forced" &&
-  python3 "$root/scripts/compare_fields.py" "$w"/r1/fields/*_00000400.h5 "$w"/r2_forced/fields/*_00000400.h5 --tol 0 ||
-  { echo "forced mpi-gpu failed (rc $?):"; grep -vE "^ *$" "$w/err_forced" | head -5; }
-
 echo "== LBM D3Q19 FP32: weak scaling 608^3 per GPU, strong scaling 608^3"
 b=$root/configs/bench/lbm_d3q19_608.yaml
 $e bench $b --repeat 5 --json "$out/lbm_1gpu.json" 2>&1 | grep -E "bench |rror"

@@ -6,7 +6,6 @@
 #endif
 
 #include <climits>
-#include <cstdlib>
 #include <string>
 
 #include "backend/backend.hpp"
@@ -91,9 +90,13 @@ class NcclTransport final : public Transport {
                                                 std::vector<char>(bytes.begin(), bytes.end()));
   }
   void start(const std::vector<Message>& sends, const std::vector<Message>& recvs) override {
+    // Empty messages (a peer with nothing to send one way; null buffers) are left out on both sides:
+    // sender and receiver compute the same sizes.
     dc_->begin();
-    for (const Message& m : recvs) dc_->recv(m.buf, m.bytes, m.peer);
-    for (const Message& m : sends) dc_->send(m.buf, m.bytes, m.peer);
+    for (const Message& m : recvs)
+      if (m.bytes) dc_->recv(m.buf, m.bytes, m.peer);
+    for (const Message& m : sends)
+      if (m.bytes) dc_->send(m.buf, m.bytes, m.peer);
     dc_->end();
   }
   void finish() override { dc_->join(); }
@@ -107,9 +110,6 @@ class NcclTransport final : public Transport {
 
 bool mpi_device_aware() {
   if (!backend::is_gpu()) return false;
-  // An MPI built without the extension may still move device memory (OpenMPI over UCX with its CUDA
-  // transports): the user may say so, at their own risk.
-  if (const char* v = std::getenv("EDDY_MPI_DEVICE_AWARE"); v && std::string(v) == "1") return true;
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
   // The macro says the library was built with the extension; the query says whether it is on now.
   return MPIX_Query_cuda_support() == 1;
