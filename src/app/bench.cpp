@@ -1,7 +1,10 @@
 #include "app/bench.hpp"
 
+#include <unistd.h>  // sysconf: host memory
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -14,6 +17,7 @@
 #include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "eddy_git_commit.hpp"  // generated: EDDY_GIT_COMMIT
 #include "parallel/transpose.hpp"
 
 namespace eddy::app {
@@ -63,8 +67,42 @@ std::string json_list(const std::vector<double>& v) {
   return o.str();
 }
 
-/// The JSON file: the fields every bench writes, then the solver's own (`"key": value` lines, no
-/// trailing comma).
+/// A JSON string literal (quotes, backslashes and control characters escaped).
+std::string json_string(const std::string& v) {
+  std::string o = "\"";
+  for (const char ch : v) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      o += '\\';
+      o += ch;
+    } else if (u < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", u);
+      o += esc;
+    } else {
+      o += ch;
+    }
+  }
+  return o + "\"";
+}
+
+std::string json_list(const std::vector<std::string>& v) {
+  std::string o = "[";
+  for (std::size_t k = 0; k < v.size(); ++k) o += (k ? ", " : "") + json_string(v[k]);
+  return o + "]";
+}
+
+template <class T>
+std::string kv(const char* key, const T& v) {
+  std::ostringstream o;
+  o << "\"" << key << "\": " << v;
+  return o.str();
+}
+std::string kv_text(const char* key, const std::string& v) { return cat("\"", key, "\": ", json_string(v)); }
+
+/// The JSON file: the fields every bench writes (what ran, where, from which commit, with which
+/// overrides, so that `eddy bench CONFIG --set ...` reproduces it), then the solver's own (`"key": value`
+/// items). The one writer of bench JSON.
 void write_json(const BenchOptions& opt, const config::RunSpec& spec, const parallel::Comm& comm,
                 const std::vector<std::string>& own) {
   if (opt.json.empty() || !comm.root()) return;
@@ -74,22 +112,48 @@ void write_json(const BenchOptions& opt, const config::RunSpec& spec, const para
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  j << "{\n  \"name\": \"" << spec.name << "\",\n  \"date\": \"" << date << "\",\n  \"eddy_version\": \""
-    << EDDY_VERSION << "\",\n  \"backend\": \"" << dev.backend << "\",\n  \"device\": \"" << dev.name
-    << "\",\n  \"ranks\": " << comm.size() << ",\n  \"solver\": \"" << spec.solver
-    << "\",\n  \"precision\": \"" << spec.numerics.precision << "\",\n  \"comm\": \"" << spec.parallel.comm
-    << "\"";
-  for (const std::string& line : own) j << ",\n  " << line;
+  const std::vector<std::string> common = {kv_text("name", spec.name),
+                                           kv_text("date", date),
+                                           kv_text("eddy_version", EDDY_VERSION),
+                                           kv_text("git_commit", EDDY_GIT_COMMIT),
+                                           kv_text("config", opt.config),
+                                           kv("overrides", json_list(opt.sets)),
+                                           kv("repeats", opt.repeats),
+                                           kv_text("backend", dev.backend),
+                                           kv_text("device", dev.name),
+                                           kv("device_memory_gib", dev.memory_gib),
+                                           kv("ranks", comm.size()),
+                                           kv_text("solver", spec.solver),
+                                           kv_text("precision", spec.numerics.precision),
+                                           kv_text("comm", spec.parallel.comm)};
+  j << "{";
+  const char* sep = "\n  ";
+  for (const auto* items : {&common, &own})
+    for (const std::string& item : *items) {
+      j << sep << item;
+      sep = ",\n  ";
+    }
   j << "\n}\n";
+  if (!j.flush()) throw Error(opt.json + ": writing the bench JSON failed");
 }
 
-template <class T>
-std::string kv(const char* key, const T& v) {
-  std::ostringstream o;
-  o << "\"" << key << "\": " << v;
-  return o.str();
+/// Physical memory of the host, bytes (0 when unknown).
+double host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
 }
-std::string kv_text(const char* key, const std::string& v) { return cat("\"", key, "\": \"", v, "\""); }
+
+/// The largest square (dims 2) or cubic (dims 3) grid, edge n, whose allocation fits in `memory_bytes`
+/// on one device, with the allocation modelled as `bytes_per_padded` per cell of the block padded by one
+/// ghost layer per side (the LBM solver's layout): (n + 2)^dims * bytes_per_padded <= memory_bytes.
+long max_grid_edge(double memory_bytes, double bytes_per_padded, int dims) {
+  if (memory_bytes <= 0 || bytes_per_padded <= 0) return 0;
+  const auto fits = [&](long n) { return std::pow(double(n + 2), dims) * bytes_per_padded <= memory_bytes; };
+  long n = std::max(0L, static_cast<long>(std::pow(memory_bytes / bytes_per_padded, 1.0 / dims)) - 2);
+  while (fits(n + 1)) ++n;  // round-off in the root
+  while (n > 0 && !fits(n)) --n;
+  return n;
+}
 
 double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   const LbmCase c = make_lbm_case(spec, comm);
@@ -99,6 +163,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   long steps = default_steps(opt, cells);
   steps += steps % 2;  // whole AA pairs, so every repetition does the same work
   const double copy_gbs = backend::copy_bandwidth(std::size_t(1) << 30, 5);
+  const backend::DeviceInfo dev = backend::device_info();
 
   const std::vector<double> seconds = time_repeats(
       std::max(2L, steps / 5 + steps / 5 % 2), steps, opt.repeats, [&] { solver->step(); }, comm);
@@ -110,6 +175,21 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   const double bpc = solver->bytes_per_cell_step();
   const double gbs = m.median * 1e6 * bpc / 1e9;
   const double fraction = gbs / (copy_gbs * comm.size());  // against every rank's device
+  // Memory: bytes this rank's solver holds per interior cell, and from it (per padded cell, so the ghost
+  // layer of a small benchmark grid does not inflate the figure) the largest cubic grid of this lattice
+  // and precision that one device holds. Root's block stands for every rank's.
+  const double allocated = double(solver->bytes_allocated());
+  const double local_cells = double(c.block.local_cells());
+  double padded_cells = 1;
+  for (int d = 0; d < c.block.dims; ++d) padded_cells *= double(c.block.extent[std::size_t(d)] + 2);
+  const double bytes_per_cell_alloc = local_cells > 0 ? allocated / local_cells : 0.0;
+  // The CPU backend reports no device memory: there the "device" is the host's physical memory.
+  const bool host_memory = !(dev.memory_gib > 0);
+  const double memory_bytes = host_memory ? host_memory_bytes() : dev.memory_gib * 1024.0 * 1024.0 * 1024.0;
+  const int dims = c.block.dims;
+  const long max_edge = local_cells > 0 ? max_grid_edge(memory_bytes, allocated / padded_cells, dims) : 0;
+  const double max_cells = std::pow(double(max_edge), dims);
+  const char* shape = dims == 3 ? "cubic" : "square";
   char line[400];
   std::snprintf(
       line, sizeof line,
@@ -118,6 +198,10 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
       spec.name.c_str(), c.setup.lattice.c_str(), c.setup.collision.c_str(), spec.numerics.precision.c_str(),
       cells, steps, opt.repeats, m.median, m.min, m.max, bpc, gbs, 100.0 * fraction, copy_gbs, comm.size());
   log::info(line);
+  log::info(cat("bench ", spec.name, ": ", bytes_per_cell_alloc, " B/cell allocated; one device (",
+                memory_bytes / (1024.0 * 1024.0 * 1024.0), host_memory ? " GiB of host memory" : " GiB",
+                ") holds a ", shape, " ", c.setup.lattice, " ", spec.numerics.precision, " grid of at most ",
+                max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
   write_json(
       opt, spec, comm,
       {kv_text("lattice", c.setup.lattice), kv_text("collision", c.setup.collision),
@@ -125,7 +209,11 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
        kv_text("transport", c.exchanger->name()), kv("steps", steps), kv("mlups", json_list(mlups)),
        kv("mlups_median", m.median), kv("mlups_min", m.min), kv("mlups_max", m.max),
        kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs), kv("copy_bandwidth_gbs", copy_gbs),
-       kv("bandwidth_fraction", fraction), kv("bytes_allocated", solver->bytes_allocated())});
+       kv("bandwidth_fraction", fraction), kv("bytes_allocated", solver->bytes_allocated()),
+       kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
+       kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
+       kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
+       kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells))});
   return m.median;
 }
 

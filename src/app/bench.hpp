@@ -1,6 +1,7 @@
 #pragma once
 /// `eddy bench`: synchronised, warmed-up, repeated timing of the configured solver's step.
 #include <string>
+#include <vector>
 
 #include "io/config/run_spec.hpp"
 #include "parallel/comm.hpp"
@@ -8,9 +9,11 @@
 namespace eddy::app {
 
 struct BenchOptions {
-  long steps = 0;       ///< steps per repetition; 0 = about 1e9 cell (point) updates (at least 10)
-  int repeats = 5;      ///< timed repetitions (median, min, max reported)
-  std::string json;     ///< write the results to this JSON file too
+  long steps = 0;                 ///< steps per repetition; 0 = about 1e9 cell (point) updates (at least 10)
+  int repeats = 5;                ///< timed repetitions (median, min, max reported)
+  std::string json;               ///< write the results to this JSON file too
+  std::string config;             ///< the config path as given (recorded in the JSON)
+  std::vector<std::string> sets;  ///< the --set overrides, in order (recorded in the JSON)
 };
 
 /// Bench one config; prints a line and returns the median: MLUPS (lbm) or ms per step (spectral, also

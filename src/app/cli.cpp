@@ -13,6 +13,7 @@
 #include "backend/device_comm.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "eddy_git_commit.hpp"  // generated: EDDY_GIT_COMMIT
 #include "io/config/config.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "parallel/comm.hpp"
@@ -99,7 +100,7 @@ Args parse(int argc, char** argv) {
 
 void info(const parallel::Comm& comm) {
   const backend::DeviceInfo d = backend::device_info();
-  log::info("eddy " EDDY_VERSION);
+  log::info("eddy " EDDY_VERSION " (commit " EDDY_GIT_COMMIT ")");
   log::info("backend:   " + d.backend + " (" + d.runtime + ")");
   log::info(std::string("HDF5:      ") +
             (io::hdf5_is_parallel() ? "parallel (collective writes)" : "serial (blocks gathered to rank 0)"));
@@ -145,7 +146,8 @@ int main_entry(int argc, char** argv) {
       return exit_ok;
     }
     if (a.verb == "--version") {
-      if (comm.root()) std::cout << "eddy " EDDY_VERSION " (" << backend::name() << ")\n";
+      if (comm.root())
+        std::cout << "eddy " EDDY_VERSION " (" << backend::name() << ", commit " EDDY_GIT_COMMIT ")\n";
       return exit_ok;
     }
     if (a.verb == "validate") {  // no device needed: works on a login node
@@ -165,7 +167,7 @@ int main_entry(int argc, char** argv) {
     if (a.verb == "run") {
       if (run(spec, RunOptions{a.out, a.quiet, a.restart}, comm).interrupted) code = exit_interrupted;
     } else if (a.verb == "bench") {
-      bench(spec, BenchOptions{a.steps, a.repeats, a.json}, comm);
+      bench(spec, BenchOptions{a.steps, a.repeats, a.json, a.config, a.sets}, comm);
     } else if (a.verb == "optimize") {
       optimize(spec, RunOptions{a.out, a.quiet, ""}, comm);
     }
