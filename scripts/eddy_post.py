@@ -7,10 +7,12 @@
     /usr/bin/python3 scripts/eddy_post.py slice    FILE.h5 [--field velocity] [--component x|y|z|magnitude]
                                                   [--axis x|y|z] [--index K]
     /usr/bin/python3 scripts/eddy_post.py summary  OUTDIR... [--keys physics.reynolds,...] [--csv FILE]
+    /usr/bin/python3 scripts/eddy_post.py bench    DIR_OR_JSON... [--out plot.png] [--markdown FILE]
 
 Results go to <run dir>/post/ unless -o/--output STEM is given; every written path is printed as
 `wrote PATH`. Needs numpy, h5py and matplotlib (Debian: python3-numpy python3-h5py python3-matplotlib;
-on Debian call /usr/bin/python3, see README), except `summary`, which needs only the standard library.
+on Debian call /usr/bin/python3, see README), except `summary`, which needs only the standard library,
+and `bench`, which needs matplotlib only for its plot (without it: the table and a message).
 Exit codes: 0 success, 2 bad input (arguments, missing or unreadable files).
 """
 import argparse
@@ -68,6 +70,15 @@ def parser():
     m.add_argument("--skip-missing", action="store_true",
                    help="list a directory without output as 'no output' instead of failing")
     m.set_defaults(module="summary")
+
+    b = sub.add_parser("bench", help="table (markdown) and bar plot of eddy bench JSON results, "
+                       "several folders side by side")
+    b.add_argument("inputs", nargs="+", metavar="DIR_OR_JSON",
+                   help="a results folder (suite.json, else every *.json in it) or a bench JSON file; "
+                   "each is one group of the comparison")
+    b.add_argument("-o", "--out", help="bar plot PNG (default: no plot)")
+    b.add_argument("--markdown", help="also write the table to this file")
+    b.set_defaults(module="bench")
     return p
 
 

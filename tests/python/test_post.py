@@ -1,5 +1,6 @@
 """scripts/eddy_post.py on output that eddy writes here: every subcommand's PNG and CSV, and their numbers."""
 import csv
+import json
 import sys
 from pathlib import Path
 
@@ -287,3 +288,88 @@ def test_spectrum_prefers_the_spectral_runs_dataset(eddy, tmp_path):
     k, e, modes, complete = energy_spectrum(vel, np.array([2 * np.pi, 2 * np.pi]))
     assert np.allclose(k, k_file, rtol=0, atol=1e-12)
     assert np.allclose(e, e_file, rtol=0, atol=1e-12 * e.max())
+
+
+# ------------------------------------------------------------------------------------------ bench
+def bench_lbm(name, mlups, fraction, precision="fp32", **extra):
+    r = {"name": name, "date": "2026-11-30T00:00:00Z", "git_commit": "abc1234", "overrides": [],
+         "backend": "CUDA", "device": "NVIDIA H200", "ranks": 1, "solver": "lbm", "precision": precision,
+         "comm": "mpi", "lattice": "D3Q19", "collision": "bgk", "cells": 16777216,
+         "mlups": [mlups, mlups * 1.01, mlups * 0.98], "mlups_median": mlups, "mlups_min": mlups * 0.98,
+         "mlups_max": mlups * 1.01, "bytes_per_cell_step": 153, "bandwidth_fraction": fraction}
+    r.update(extra)
+    return r
+
+
+def bench_spectral(name, ms, fft_ms):
+    return {"name": name, "backend": "CUDA", "device": "NVIDIA H200", "ranks": 1, "solver": "spectral",
+            "precision": "fp32", "dimensions": 3, "grid": "512x512x512", "ms_per_step": [ms, ms],
+            "ms_per_step_median": ms, "ms_per_step_min": ms * 0.99, "fft_ms_per_step_median": fft_ms,
+            "step_over_fft": ms / fft_ms}
+
+
+def write_json(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def table_rows(stdout):
+    """The markdown table printed by `bench`, as dicts of its columns."""
+    lines = [line for line in stdout.splitlines() if line.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(head, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:]]
+
+
+def test_bench_table_and_plot_compare_two_result_folders(tmp_path):
+    """A folder of loose bench JSON files (one of them a dict of several results) against a suite folder
+    with a failed config: every result is a row of its group with the figure and the roofline ratio."""
+    old = tmp_path / "2026-11-29-h200"
+    write_json(old / "d3q19.json", bench_lbm("bench_d3q19_256", 12932.6, 0.4994))
+    write_json(old / "d3q19_fp64.json", bench_lbm("bench_d3q19_256", 9254.7, 0.717, precision="fp64"))
+    write_json(old / "scaling.json", {"weak": bench_lbm("bench_d3q19_608", 28371.0, 0.548, ranks=2, comm="nccl"),
+                                      "note": "not a result"})
+    write_json(old / "spectral.json", bench_spectral("bench_spectral_3d_512", 58.8, 40.0))
+    new = tmp_path / "2026-11-30-h200"
+    write_json(new / "suite.json", {"hostname": "gpu1", "results": [
+        {"name": "lbm_d3q19_256", "status": "ok", "exit_code": 0,
+         "result": bench_lbm("bench_d3q19_256", 24950.0, 0.8912, overrides=["numerics.collision=bgk"])},
+        {"name": "spectral_3d_512", "status": "ok", "exit_code": 0,
+         "result": bench_spectral("bench_spectral_3d_512", 44.0, 40.0)},
+        {"name": "lbm_d3q27_256", "config": "configs/bench/lbm_d3q27_256.yaml", "status": "failed",
+         "exit_code": 3, "json": None}]})
+    write_json(new / "lbm_d3q19_256.json", bench_lbm("not read: suite.json is", 1.0, 0.1))
+
+    r = post("bench", old, new, "--out", tmp_path / "plots" / "bench.png", "--markdown", tmp_path / "bench.md")
+    rows = table_rows(r.stdout)
+    assert len(rows) == 7, r.stdout
+    assert (tmp_path / "bench.md").read_text().count("\n") == 9  # header, rule, 7 rows
+    by = {(x["group"], x["case"].split(" ")[0], x["precision"], x["ranks"]): x for x in rows}
+    a = by[("2026-11-29-h200", "bench_d3q19_256", "fp32", "1")]
+    assert a["figure"] == "12,932.6 MLUPS" and a["ratio"] == "49.9% of copy bw" and a["status"] == "ok"
+    assert a["backend"] == "CUDA" and a["device"] == "NVIDIA H200" and "D3Q19 bgk" in a["case"]
+    assert by[("2026-11-29-h200", "bench_d3q19_256", "fp64", "1")]["figure"] == "9,254.7 MLUPS"
+    w = by[("2026-11-29-h200", "bench_d3q19_608", "fp32", "2")]
+    assert w["ratio"] == "54.8% of copy bw" and "nccl" in w["case"]
+    s = by[("2026-11-29-h200", "bench_spectral_3d_512", "fp32", "1")]
+    assert s["figure"] == "58.800 ms/step" and s["ratio"] == "1.47x FFT floor" and "512x512x512" in s["case"]
+    n = by[("2026-11-30-h200", "bench_d3q19_256", "fp32", "1")]
+    assert n["figure"] == "24,950.0 MLUPS" and n["ratio"] == "89.1% of copy bw"
+    assert "[numerics.collision=bgk]" in n["case"]
+    assert by[("2026-11-30-h200", "bench_spectral_3d_512", "fp32", "1")]["ratio"] == "1.10x FFT floor"
+    f = by[("2026-11-30-h200", "lbm_d3q27_256", "", "")]
+    assert f["status"] == "failed (exit 3)" and f["figure"] == ""
+    assert "not read" not in r.stdout
+    assert_png(tmp_path / "plots" / "bench.png", 20_000)
+    assert f"wrote {tmp_path / 'plots' / 'bench.png'}" in r.stdout
+
+
+def test_bench_single_file_and_bad_input(tmp_path):
+    one = write_json(tmp_path / "one.json", bench_lbm("bench_d2q9_2048", 36387.0, 0.67))
+    rows = table_rows(post("bench", one).stdout)
+    assert [(x["group"], x["figure"]) for x in rows] == [("one", "36,387.0 MLUPS")]
+    assert "no such file" in post("bench", tmp_path / "missing", expect=2).stderr
+    (tmp_path / "empty").mkdir()
+    assert "no suite.json" in post("bench", tmp_path / "empty", expect=2).stderr
+    (tmp_path / "bad.json").write_text("{not json")
+    assert "not a readable JSON" in post("bench", tmp_path / "bad.json", expect=2).stderr
