@@ -17,7 +17,7 @@ std::size_t at(index_t n, std::size_t e) { return static_cast<std::size_t>(n) * 
 }  // namespace
 
 MpiSlabExchange::MpiSlabExchange(const Comm& comm, std::unique_ptr<Transport> t)
-    : comm_(comm), transport_(std::move(t)), name_(transport_->name()) {}
+    : comm_(comm), transport_(std::move(t)) {}
 
 void MpiSlabExchange::a_to_b(const field::SlabShape& s, const void* in, index_t in_stride, void* out,
                              index_t out_stride, int fields) {
