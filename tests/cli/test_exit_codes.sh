@@ -59,6 +59,24 @@ else
   echo "FAIL: bench.json lacks the FFT floor: $(cat bench.json)"
   fails=$((fails + 1))
 fi
+# eddy bench on an LBM config: valid JSON that says how to reproduce it (commit, config, --set overrides)
+# and the memory figures (bytes allocated per cell, the largest cubic grid one device holds).
+expect 0 "B/cell allocated" -- bench "$src/configs/bench/lbm_d3q19_256.yaml" --set "domain.cells=[12,12,12]" \
+  --set numerics.collision=bgk --steps 2 --repeat 2 --json bench_lbm.json
+if python3 - bench_lbm.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["git_commit"] and j["config"].endswith("lbm_d3q19_256.yaml"), j
+assert j["overrides"] == ["domain.cells=[12,12,12]", "numerics.collision=bgk"], j
+assert 60 < j["bytes_per_cell_allocated"] < 400 and j["max_cubic_edge"] > 0, j
+assert j["max_cubic_cells"] == j["max_cubic_edge"] ** 3 and j["mlups_median"] > 0, j
+PY
+then
+  passes=$((passes + 1))
+else
+  echo "FAIL: bench_lbm.json: $(cat bench_lbm.json)"
+  fails=$((fails + 1))
+fi
 # Bad input never leaves output behind.
 if [ -e out ]; then
   echo "FAIL: bad input created $(find out | head -5)"
