@@ -5,9 +5,10 @@ Each argument is a group of results, e.g. one folder per date and device
 suite.json when it has one (failed configs included), else every *.json in it; or one JSON file. A JSON
 file may hold one result (`eddy bench --json`), a suite (`{"results": [...]}`), or a list or a dict of
 results (the hand-assembled multi-run files). The table (markdown, printed) has one row per result: group,
-case, backend, device, ranks, precision, the figure (LBM: MLUPS median; spectral: ms/step median) with
-its min, and the roofline ratio (LBM: fraction of the copy bandwidth measured in the same run; spectral:
-step time over the FFT-only floor). The plot (matplotlib, when importable) compares the groups side by
+case, backend, device, ranks, precision, the figure (LBM: MLUPS median; spectral: ms/step median), the
+best repetition (LBM: max MLUPS; spectral: min ms/step; on a shared machine the least disturbed), and
+the roofline ratio of the medians (LBM: fraction of the copy bandwidth measured in the same run;
+spectral: step time over the FFT-only floor). The plot (matplotlib, when importable) compares the groups side by
 side: LBM MLUPS and spectral ms/step on separate axes. Standard library only apart from the plot.
 """
 import json
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from .common import PostError, report, warn
 
-COLUMNS = ["group", "case", "backend", "device", "ranks", "precision", "figure", "min", "ratio", "status"]
+COLUMNS = ["group", "case", "backend", "device", "ranks", "precision", "figure", "best", "ratio", "status"]
 
 
 def _is_result(d):
@@ -100,14 +101,14 @@ def row_of(group, result, entry):
             what.append(result["comm"])
         row["case"] += " (" + ", ".join(w for w in what if w) + ")"
         row["figure"] = _fmt(result["mlups_median"], 1) + " MLUPS"
-        row["min"] = _fmt(result.get("mlups_min"), 1)
+        row["best"] = _fmt(result.get("mlups_max"), 1)
         frac = result.get("bandwidth_fraction")
         row["ratio"] = "" if frac is None else f"{100 * frac:.1f}% of copy bw"
     else:
         grid = result.get("grid")
         row["case"] += f" (spectral {grid})" if grid else ""
         row["figure"] = _fmt(result["ms_per_step_median"], 3) + " ms/step"
-        row["min"] = _fmt(result.get("ms_per_step_min"), 3)
+        row["best"] = _fmt(result.get("ms_per_step_min"), 3)
         ratio = result.get("step_over_fft")
         if ratio is None and result.get("fft_ms_per_step_median"):
             ratio = result["ms_per_step_median"] / result["fft_ms_per_step_median"]

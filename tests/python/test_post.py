@@ -347,12 +347,14 @@ def test_bench_table_and_plot_compare_two_result_folders(tmp_path):
     by = {(x["group"], x["case"].split(" ")[0], x["precision"], x["ranks"]): x for x in rows}
     a = by[("2026-11-29-h200", "bench_d3q19_256", "fp32", "1")]
     assert a["figure"] == "12,932.6 MLUPS" and a["ratio"] == "49.9% of copy bw" and a["status"] == "ok"
+    assert a["best"] == "13,061.9"  # the fastest repetition: max MLUPS
     assert a["backend"] == "CUDA" and a["device"] == "NVIDIA H200" and "D3Q19 bgk" in a["case"]
     assert by[("2026-11-29-h200", "bench_d3q19_256", "fp64", "1")]["figure"] == "9,254.7 MLUPS"
     w = by[("2026-11-29-h200", "bench_d3q19_608", "fp32", "2")]
     assert w["ratio"] == "54.8% of copy bw" and "nccl" in w["case"]
     s = by[("2026-11-29-h200", "bench_spectral_3d_512", "fp32", "1")]
     assert s["figure"] == "58.800 ms/step" and s["ratio"] == "1.47x FFT floor" and "512x512x512" in s["case"]
+    assert s["best"] == "58.212"  # min ms/step
     n = by[("2026-11-30-h200", "bench_d3q19_256", "fp32", "1")]
     assert n["figure"] == "24,950.0 MLUPS" and n["ratio"] == "89.1% of copy bw"
     assert "[numerics.collision=bgk]" in n["case"]
