@@ -90,6 +90,8 @@ def row_of(group, result, entry):
     row["case"] = name + (" [" + ", ".join(overrides) + "]" if overrides else "")
     row["backend"] = result.get("backend", "")
     row["device"] = result.get("device", "")
+    if str(result.get("backend", "")).startswith("CPU") and result.get("threads"):
+        row["device"] += f", {result['threads']} threads"
     row["ranks"] = str(result.get("ranks", ""))
     row["precision"] = result.get("precision", "")
     row["status"] = "ok"

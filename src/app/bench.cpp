@@ -122,6 +122,7 @@ void write_json(const BenchOptions& opt, const config::RunSpec& spec, const para
                                            kv_text("backend", dev.backend),
                                            kv_text("device", dev.name),
                                            kv("device_memory_gib", dev.memory_gib),
+                                           kv("threads", dev.threads),  // OpenMP threads (CPU backend)
                                            kv("ranks", comm.size()),
                                            kv_text("solver", spec.solver),
                                            kv_text("precision", spec.numerics.precision),
@@ -168,7 +169,8 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   // Warm-up: a fifth of the steps, at least 32 on several ranks so that parallel.comm auto has tried
   // its transports and settled (one halo round per step) before the clock starts; an even count.
   const long warmup = std::max(comm.size() > 1 ? 32L : 2L, steps / 5 + steps / 5 % 2);
-  const std::vector<double> seconds = time_repeats(warmup, steps, opt.repeats, [&] { solver->step(); }, comm);
+  const std::vector<double> seconds = time_repeats(
+      warmup, steps, opt.repeats, [&] { solver->step(); }, comm);
   std::vector<double> mlups;
   for (double s : seconds) mlups.push_back(cells * double(steps) / s / 1e6);
   const lbm::Stats st = solver->stats();
