@@ -34,6 +34,7 @@ struct StreamCollideArgs {
   const std::uint8_t* flags;  ///< one flag per padded cell
   field::PaddedGrid grid;
   R wall_u[max_flag][3];  ///< lattice velocity of each moving-wall code
+  R force[3];             ///< body force per unit volume, lattice units (shifts the velocity by F/2 rho)
 };
 
 /// Moving-wall correction 6 w_i (c_i . u_w) for a population leaving a wall of code `flag` along c_i.
@@ -72,7 +73,7 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
   R f[L::q];
   load<L, Odd>(n, a, f);
   R drho, u[3];
-  moments<L>(f, drho, u);
+  moments<L>(f, drho, u, a.force);
   collide.template operator()<L>(f, drho, u);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
@@ -98,7 +99,7 @@ EDDY_HD EDDY_INLINE void cell_moments(index_t n, const StreamCollideArgs<T, R>& 
     load<L, true>(n, a, f);
   else
     load<L, false>(n, a, f);
-  moments<L>(f, drho, u);
+  moments<L>(f, drho, u, a.force);
 }
 
 }  // namespace eddy::lbm

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# LBM turbulence acceptance run on one H200 (issue 11): builds CUDA (sm_90) and CPU, checks GPU = CPU for
+# the new operators, runs the Taylor-Green vortex Re 1600 (128^3, 256^3; regularized, BGK, LES, D3Q27),
+# the 2D cavity at Re 3200 / 5000 to steady state (256^2, 512^2), the 3D cube at Re 1000 (128^3), and
+# benches every operator.  scripts/gpu_lbm_turbulence.sh OUTDIR [GTEST_SOURCE]
+#
+# Budget (H200, ~10,000 MLUPS D3Q19 FP32 at 256^3): build ~2-3 min; TGV 256^3 to t = 20 is 14,100 steps
+# x 16.8M cells = 2.4e11 updates, ~25 s (D3Q19), ~50 s (D3Q27); 128^3 ~3 s each; cavities 2D ~5-20 s each
+# (launch-bound); cube ~15-30 s; bench ~30 s. Every run has a timeout so the whole stays under ~8 min.
+# Results (at most 8 files): summary.txt, tgv.csv, tgv_diagnostics.csv, cavity.csv, bench.csv.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/gpu_lbm_turbulence_out}
+gtest=${2:-}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+w=$out/w
+mkdir -p "$w"
+exec > >(tee "$out/summary.txt") 2>&1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+py=$(command -v python3)
+extra=()
+[ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
+nvidia-smi -L
+t0=$(date +%s)
+cmake --preset cuda -B "$root/build/gpu-cuda" -DEDDY_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 "${extra[@]}" >"$w/cmake_cuda.log" 2>&1 ||
+  { tail -30 "$w/cmake_cuda.log"; exit 1; }
+cmake --preset cpu -B "$root/build/gpu-cpu" -DEDDY_BUILD_TESTS=OFF >"$w/cmake_cpu.log" 2>&1 || { tail -30 "$w/cmake_cpu.log"; exit 1; }
+cmake --build "$root/build/gpu-cpu" -j 6 --target eddy >"$w/build_cpu.log" 2>&1 &
+cpu_pid=$!
+cmake --build "$root/build/gpu-cuda" -j 10 --target eddy >"$w/build_cuda.log" 2>&1 ||
+  { grep -E "error|Error" "$w/build_cuda.log" | head -30; exit 1; }
+wait $cpu_pid || { grep -E "error|Error" "$w/build_cpu.log" | head -30; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+gpu=$root/build/gpu-cuda/eddy cpu=$root/build/gpu-cpu/eddy
+$gpu info
+quiet=(--quiet --set output.fields.every=0)
+
+echo "== GPU vs CPU, FP64 (max relative difference <= 1e-12): regularized + Smagorinsky + body force"
+cmp=$root/scripts/compare_fields.py
+g3=(--set "domain.cells=[24,24,24]" --set run.end_time=0 --set run.steps=100 --set numerics.precision=fp64
+    --set numerics.lattice=D3Q27 --set numerics.collision=regularized --set numerics.les.model=smagorinsky
+    --set "physics.body_force=[0.3,0.0,-0.2]" --set validation.reference=none)
+$cpu run "$root/configs/tgv3d_lbm.yaml" "${quiet[@]}" "${g3[@]}" --out "$w/cpu3d" >/dev/null
+$gpu run "$root/configs/tgv3d_lbm.yaml" "${quiet[@]}" "${g3[@]}" --out "$w/gpu3d" >/dev/null
+echo -n "tgv D3Q27 regularized+les+force: "; $py "$cmp" "$w"/cpu3d/fields/*_00000100.h5 "$w"/gpu3d/fields/*_00000100.h5 --tol 1e-12
+g2=(--set "domain.cells=[64,64]" --set run.end_time=0 --set run.steps=2000 --set run.steady.tolerance=0
+    --set physics.reynolds=1000 --set "physics.body_force=[0.0,-0.1]"
+    --set validation.reference=none)
+for op in regularized trt; do
+  $cpu run "$root/configs/cavity2d.yaml" "${quiet[@]}" "${g2[@]}" --set numerics.collision=$op --out "$w/cpu2d_$op" >/dev/null
+  $gpu run "$root/configs/cavity2d.yaml" "${quiet[@]}" "${g2[@]}" --set numerics.collision=$op --out "$w/gpu2d_$op" >/dev/null
+  echo -n "cavity D2Q9 $op+force: "; $py "$cmp" "$w"/cpu2d_$op/fields/*_00002000.h5 "$w"/gpu2d_$op/fields/*_00002000.h5 --tol 1e-12
+done
+
+echo "== Taylor-Green vortex Re 1600 to t = 20 (configs/tgv3d_lbm.yaml), FP32"
+tgv() {  # tgv NAME TIMEOUT_S [--set ...]
+  local name=$1 lim=$2
+  shift 2
+  local s=$(date +%s)
+  timeout "$lim" "$gpu" run "$root/configs/tgv3d_lbm.yaml" "${quiet[@]}" --set output.fields.at_end=false "$@" \
+    --out "$w/tgv_$name" >/dev/null 2>&1
+  local rc=$?
+  echo "$name: exit $rc, $(( $(date +%s) - s )) s"
+  echo "$name,$rc,$(( $(date +%s) - s ))" >>"$w/tgv_status.csv"
+  grep -E "Taylor-Green Re 1600|error|unstable" "$w/tgv_$name/run.log" 2>/dev/null | tail -2
+}
+: >"$w/tgv_status.csv"
+tgv q19_reg_128 60 --set "domain.cells=[128,128,128]"
+tgv q19_bgk_128 60 --set "domain.cells=[128,128,128]" --set numerics.collision=bgk
+tgv q19_reg_les_128 60 --set "domain.cells=[128,128,128]" --set numerics.les.model=smagorinsky --set numerics.les.constant=0.1
+tgv q27_reg_128 60 --set "domain.cells=[128,128,128]" --set numerics.lattice=D3Q27
+tgv q19_reg_256 120 --set "domain.cells=[256,256,256]"
+tgv q19_bgk_256 120 --set "domain.cells=[256,256,256]" --set numerics.collision=bgk
+tgv q27_reg_256 150 --set "domain.cells=[256,256,256]" --set numerics.lattice=D3Q27
+
+echo "== 2D cavity to steady state, FP64, against Ghia et al. (1982)"
+: >"$w/cavity_status.csv"
+for re in 3200 5000; do
+  for n in 256 512; do
+    for op in regularized trt; do
+      [ $op = trt ] && [ $n = 512 ] && continue
+      name=re${re}_n${n}_$op s=$(date +%s)
+      timeout 60 "$gpu" run "$root/configs/cavity2d_re$re.yaml" "${quiet[@]}" --set output.fields.at_end=false \
+        --set "domain.cells=[$n,$n]" --set numerics.collision=$op --out "$w/cav_$name" >/dev/null 2>&1
+      rc=$?
+      echo "$name: exit $rc, $(( $(date +%s) - s )) s; $(grep -E 'stopped|max \|u - u_Ghia' "$w/cav_$name/run.log" 2>/dev/null | tr '\n' ' ')"
+      echo "$re,$n,$op,$rc,$(( $(date +%s) - s ))" >>"$w/cavity_status.csv"
+    done
+  done
+done
+echo "== 3D cube Re 1000, 128^3 (configs/cavity3d_re1000_128.yaml)"
+s=$(date +%s)
+timeout 90 "$gpu" run "$root/configs/cavity3d_re1000_128.yaml" --quiet --out "$w/cube" >/dev/null 2>&1
+echo "cube: exit $?, $(( $(date +%s) - s )) s; $(grep -E 'stopped|residual' "$w/cube/run.log" 2>/dev/null | tail -2 | tr '\n' ' ')"
+
+echo "== bench: 256^3 FP32, every operator"
+for lat in D3Q19 D3Q27; do
+  for op in bgk trt regularized regularized+les; do
+    c=${op%+les} les=none
+    [ "$op" != "$c" ] && les=smagorinsky
+    timeout 60 "$gpu" bench "$root/configs/bench/lbm_d3q19_256.yaml" --set numerics.lattice=$lat \
+      --set numerics.collision=$c --set numerics.les.model=$les --json "$w/bench_${lat}_$op.json" 2>&1 | grep "^bench\|MLUPS" | tail -1
+  done
+done
+timeout 60 "$gpu" bench "$root/configs/bench/lbm_d2q9_2048.yaml" --set numerics.collision=regularized \
+  --json "$w/bench_D2Q9_regularized.json" 2>&1 | tail -1
+
+"$py" "$root/scripts/post/lbm_turbulence_summary.py" "$w" "$out"
+rm -rf "$w"
+echo "total: $(( $(date +%s) - t0 )) s"
