@@ -59,11 +59,11 @@ tgv() {  # tgv NAME TIMEOUT_S [--set ...]
   shift 2
   local s=$(date +%s)
   timeout "$lim" "$gpu" run "$root/configs/tgv3d_lbm.yaml" "${quiet[@]}" --set output.fields.at_end=false "$@" \
-    --out "$w/tgv_$name" >/dev/null 2>&1
+    --out "$w/tgv_$name" >"$w/tgv_$name.txt" 2>&1
   local rc=$?
   echo "$name: exit $rc, $(( $(date +%s) - s )) s"
   echo "$name,$rc,$(( $(date +%s) - s ))" >>"$w/tgv_status.csv"
-  grep -E "Taylor-Green Re 1600|error|unstable" "$w/tgv_$name/run.log" 2>/dev/null | tail -2
+  grep -hE "Taylor-Green Re 1600|error" "$w/tgv_$name/run.log" "$w/tgv_$name.txt" 2>/dev/null | tail -2 | cut -c1-600
 }
 : >"$w/tgv_status.csv"
 tgv q19_reg_128 60 --set "domain.cells=[128,128,128]"
@@ -77,16 +77,16 @@ tgv q27_reg_256 150 --set "domain.cells=[256,256,256]" --set numerics.lattice=D3
 echo "== 2D cavity to steady state, FP64, against Ghia et al. (1982)"
 : >"$w/cavity_status.csv"
 for re in 3200 5000; do
-  for n in 256 512; do
-    for op in regularized trt; do
-      [ $op = trt ] && [ $n = 512 ] && continue
-      name=re${re}_n${n}_$op s=$(date +%s)
-      timeout 60 "$gpu" run "$root/configs/cavity2d_re$re.yaml" "${quiet[@]}" --set output.fields.at_end=false \
-        --set "domain.cells=[$n,$n]" --set numerics.collision=$op --out "$w/cav_$name" >/dev/null 2>&1
-      rc=$?
-      echo "$name: exit $rc, $(( $(date +%s) - s )) s; $(grep -E 'stopped|max \|u - u_Ghia' "$w/cav_$name/run.log" 2>/dev/null | tr '\n' ' ')"
-      echo "$re,$n,$op,$rc,$(( $(date +%s) - s ))" >>"$w/cavity_status.csv"
-    done
+  for run in 256:regularized 512:regularized 256:regularized+les 256:trt; do
+    n=${run%%:*} op=${run#*:}
+    c=${op%+les} les=none
+    [ "$op" != "$c" ] && les=smagorinsky
+    name=re${re}_n${n}_$op s=$(date +%s)
+    timeout 75 "$gpu" run "$root/configs/cavity2d_re$re.yaml" "${quiet[@]}" --set output.fields.at_end=false \
+      --set "domain.cells=[$n,$n]" --set numerics.collision=$c --set numerics.les.model=$les --out "$w/cav_$name" >"$w/cav_$name.txt" 2>&1
+    rc=$?
+    echo "$name: exit $rc, $(( $(date +%s) - s )) s; $(grep -hE 'stopped|steady|max \|u - u_Ghia|error' "$w/cav_$name/run.log" "$w/cav_$name.txt" 2>/dev/null | tail -3 | tr '\n' ' ' | cut -c1-400)"
+    echo "$re,$n,$op,$rc,$(( $(date +%s) - s ))" >>"$w/cavity_status.csv"
   done
 done
 echo "== 3D cube Re 1000, 128^3 (configs/cavity3d_re1000_128.yaml)"

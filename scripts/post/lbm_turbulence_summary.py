@@ -103,16 +103,16 @@ def cavity(work, out):
         log = os.path.join(work, f"cav_re{re_}_n{n}_{op}", "run.log")
         text = open(log).read() if os.path.exists(log) else ""
         m = pat.search(text)
-        steps = re.findall(r"step +(\d+) ", text)
-        stop = "steady" if "steady" in text.split("Centreline")[0][-2000:] else ""
+        st = re.search(r"stopped at step (\d+), t = ([0-9.e+-]+) s: ([^;]+);", text)
         rows.append({"re": re_, "cells": n, "operator": op, "exit": rc, "wall_s": secs,
                      "max_u_dev": m.group(1) if m else "", "max_v_dev": m.group(3) if m else "",
-                     "last_step": steps[-1] if steps else "", "stopped_on": stop})
+                     "last_step": st.group(1) if st else "", "t_end": st.group(2) if st else "",
+                     "stopped_on": st.group(3) if st else ""})
     write(os.path.join(out, "cavity.csv"), rows)
     print("\n2D cavity vs Ghia (max centreline deviation / U):")
     for r in rows:
-        print("  Re {re} {cells}^2 {operator:12s} exit {exit}: u {max_u_dev} v {max_v_dev}, last step {last_step} "
-              "{stopped_on} ({wall_s} s)".format(**r))
+        print("  Re {re} {cells}^2 {operator:16s} exit {exit}: u {max_u_dev} v {max_v_dev}, stopped at step "
+              "{last_step} t = {t_end}: {stopped_on} ({wall_s} s)".format(**r))
 
 
 def bench(work, out):
