@@ -9,12 +9,13 @@
 #include "app/stop.hpp"
 #include "app/validation.hpp"
 #include "backend/backend.hpp"
+#include "backend/device_comm.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/config/config.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "parallel/comm.hpp"
-#include "parallel/halo.hpp"
+#include "parallel/transport.hpp"
 
 namespace eddy::app {
 namespace {
@@ -100,6 +101,7 @@ void info(const parallel::Comm& comm) {
   MPI_Get_version(&major, &minor);
   log::info("MPI:       " + std::to_string(major) + "." + std::to_string(minor) + ", " +
             std::to_string(comm.size()) + " rank(s); device memory: " + parallel::mpi_device_support());
+  log::info("devcomm:   " + backend::device_comm_version());
   // rank -> host -> device, gathered in rank order
   std::string mine = "  rank " + std::to_string(comm.rank()) + " on " + parallel::Comm::hostname() + ": " +
                      (d.device_count > 0 ? d.name + " #" + std::to_string(d.device_id) + " of " +

@@ -48,10 +48,8 @@ LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   s.offset = mine.offset;
   s.rank = comm.rank();
   for (const parallel::Box& b : c.decomposition.boxes) s.boxes.push_back({b.offset, b.extent});
-  if (comm.size() > 1) {
-    c.exchanger = parallel::make_exchanger(spec.parallel.comm, comm);
-    s.exchanger = c.exchanger.get();
-  }
+  c.exchanger = parallel::make_exchanger(spec.parallel.comm, comm);  // checks parallel.comm on one rank too
+  if (comm.size() > 1) s.exchanger = c.exchanger.get();  // one rank: the solver's own (no overlap split)
   s.lattice = spec.numerics.lattice == "auto" ? (dims == 2 ? "D2Q9" : "D3Q19") : spec.numerics.lattice;
   s.collision = spec.numerics.collision;
   s.precision = precision_of(spec.numerics.precision);

@@ -176,7 +176,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   if (!found.path.empty()) check_restart_time_step(found.meta, spec.numerics.dt, found.path);
   const std::string& restart_path = found.path;
   const io::CheckpointMeta& restart = found.meta;
-  const auto exchange = parallel::make_slab_exchange(comm);
+  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
   auto solver = spectral::make_solver(s, *exchange);
   const spectral::Grid& g = solver->grid();
   const io::Block ckpt_block = state_block(g);

@@ -48,6 +48,10 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);
 void fill_zero(void* dst, std::size_t bytes);
+/// Strided block copy within device memory: `rows` rows of `width` bytes, rows `dst_pitch` and
+/// `src_pitch` bytes apart (packing and unpacking of transposes).
+void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                       std::size_t width, std::size_t rows);
 
 /// An owning, move-only array in the backend's memory space. Its data pointer may be captured by
 /// value in kernels; host code must go through to_host/from_host.

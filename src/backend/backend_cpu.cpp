@@ -57,6 +57,16 @@ void deallocate(void* p) noexcept { std::free(p); }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 void copy_on_device(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                       std::size_t width, std::size_t rows) {
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  const index_t n = static_cast<index_t>(rows);
+#pragma omp parallel for schedule(static) if (n * static_cast <index_t>(width) > (index_t{1} << 20))
+  for (index_t r = 0; r < n; ++r)
+    std::memcpy(d + static_cast<std::size_t>(r) * dst_pitch, s + static_cast<std::size_t>(r) * src_pitch,
+                width);
+}
 void fill_zero(void* dst, std::size_t bytes) {
   // Parallel first touch: each thread zeroes the pages it will later work on (NUMA placement).
   auto* c = static_cast<char*>(dst);

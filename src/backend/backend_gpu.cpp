@@ -15,6 +15,7 @@
 #define gpuFree cudaFree
 #define gpuMemcpy cudaMemcpy
 #define gpuMemset cudaMemset
+#define gpuMemcpy2D cudaMemcpy2D
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
@@ -33,6 +34,7 @@
 #define gpuFree hipFree
 #define gpuMemcpy hipMemcpy
 #define gpuMemset hipMemset
+#define gpuMemcpy2D hipMemcpy2D
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
@@ -117,6 +119,11 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes) {
   EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToDevice));
 }
 void fill_zero(void* dst, std::size_t bytes) { EDDY_GPU_CHECK(gpuMemset(dst, 0, bytes)); }
+void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                       std::size_t width, std::size_t rows) {
+  if (width == 0 || rows == 0) return;
+  EDDY_GPU_CHECK(gpuMemcpy2D(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice));
+}
 
 }  // namespace eddy::backend
 #endif

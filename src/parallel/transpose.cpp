@@ -2,11 +2,8 @@
 
 #include <mpi.h>
 
-#include <climits>
-#include <cstring>
-#include <string>
+#include <vector>
 
-#include "backend/backend.hpp"
 #include "core/error.hpp"
 
 namespace eddy::parallel {
@@ -14,29 +11,13 @@ namespace {
 
 using field::BlockSplit;
 
-/// An MPI type of one array element, freed with the object.
-class ElementType {
- public:
-  explicit ElementType(std::size_t bytes) {
-    MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &t_);
-    MPI_Type_commit(&t_);
-  }
-  ~ElementType() { MPI_Type_free(&t_); }
-  ElementType(const ElementType&) = delete;
-  ElementType& operator=(const ElementType&) = delete;
-  MPI_Datatype get() const { return t_; }
-
- private:
-  MPI_Datatype t_;
-};
-
-int to_count(index_t n) {
-  if (n > INT_MAX)
-    throw Error("slab transpose: a message of " + std::to_string(n) + " elements exceeds MPI's int count");
-  return static_cast<int>(n);
-}
+/// Byte offset of element `n`.
+std::size_t at(index_t n, std::size_t e) { return static_cast<std::size_t>(n) * e; }
 
 }  // namespace
+
+MpiSlabExchange::MpiSlabExchange(const Comm& comm, std::unique_ptr<Transport> t)
+    : comm_(comm), transport_(std::move(t)), name_(transport_->name()) {}
 
 void MpiSlabExchange::a_to_b(const field::SlabShape& s, const void* in, index_t in_stride, void* out,
                              index_t out_stride, int fields) {
@@ -48,90 +29,85 @@ void MpiSlabExchange::b_to_a(const field::SlabShape& s, const void* in, index_t 
   transpose(false, s, in, in_stride, out, out_stride, fields);
 }
 
+// The message between this rank (r) and rank q holds, per field, the block [a-planes of the a-owner] x
+// [b-rows of the b-owner] x [all c]: for a to_b transpose r owns the a-planes of the source and q the
+// b-rows of the destination, for b_to_a the other way round. In the b-slab layout [a][b_local][c] the
+// block is contiguous; in the a-slab layout [a_local][b][c] it is `nal` rows of `nbq * nc` elements,
+// `nb * nc` apart: one strided block copy per field and peer, on the device, each way.
 void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
                                 void* out, index_t out_stride, int fields) {
   const int P = comm_.size(), r = comm_.rank();
   const std::size_t e = s.elem_bytes;
   const index_t na = s.na, nb = s.nb, nc = s.nc;
   const index_t nal = BlockSplit::count(na, P, r), nbl = BlockSplit::count(nb, P, r);
-  // One field of the source and of the destination layout, elements.
-  const index_t src_field = to_b ? nal * nb * nc : na * nbl * nc;
-  const index_t dst_field = to_b ? na * nbl * nc : nal * nb * nc;
-  const std::size_t src_bytes = static_cast<std::size_t>(src_field * fields) * e;
-  const std::size_t dst_bytes = static_cast<std::size_t>(dst_field * fields) * e;
-  if (host_in_.size() < src_bytes) host_in_.resize(src_bytes), send_.resize(src_bytes);
-  if (host_out_.size() < dst_bytes) host_out_.resize(dst_bytes), recv_.resize(dst_bytes);
+  const std::size_t send_total = at(fields * (to_b ? nal * nb : na * nbl) * nc, e);
+  const std::size_t recv_total = at(fields * (to_b ? na * nbl : nal * nb) * nc, e);
+  if (send_.size() < send_total) send_.resize(send_total);
+  if (recv_.size() < recv_total) recv_.resize(recv_total);
+  const auto* src = static_cast<const char*>(in);
+  auto* dst = static_cast<char*>(out);
 
-  for (int f = 0; f < fields; ++f)
-    backend::copy_to_host(host_in_.data() + static_cast<std::size_t>(f * src_field) * e,
-                          static_cast<const char*>(in) + static_cast<std::size_t>(f * in_stride) * e,
-                          static_cast<std::size_t>(src_field) * e);
-
-  // Block of rank q: a to_b message to q holds, per field and local a-plane, q's b-rows; a b_to_a
-  // message holds, per field, q's a-planes of the local b-rows (contiguous per field).
-  std::vector<int> scount(static_cast<std::size_t>(P)), sdispl(scount), rcount(scount), rdispl(scount);
-  index_t spos = 0, rpos = 0;
+  std::vector<Message> sends, recvs;
+  std::size_t spos = 0, rpos = 0;
   for (int q = 0; q < P; ++q) {
     const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
     const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
-    const index_t send_n = to_b ? fields * nal * nbq * nc : fields * naq * nbl * nc;
-    const index_t recv_n = to_b ? fields * naq * nbl * nc : fields * nal * nbq * nc;
-    char* dst = send_.data() + static_cast<std::size_t>(spos) * e;
+    // Per field: what goes to q (to_b: my a-planes x q's b-rows; b_to_a: q's a-planes x my b-rows)
+    // and what comes from q (the transposed roles).
+    const index_t send_n = (to_b ? nal * nbq : naq * nbl) * nc;
+    const index_t recv_n = (to_b ? naq * nbl : nal * nbq) * nc;
+    char* seg = send_.data() + spos;
     for (int f = 0; f < fields; ++f) {
-      const char* src = host_in_.data() + static_cast<std::size_t>(f * src_field) * e;
-      if (to_b) {
-        for (index_t a = 0; a < nal; ++a, dst += static_cast<std::size_t>(nbq * nc) * e)
-          std::memcpy(dst, src + static_cast<std::size_t>((a * nb + b0q) * nc) * e,
-                      static_cast<std::size_t>(nbq * nc) * e);
-      } else {
-        const std::size_t n = static_cast<std::size_t>(naq * nbl * nc) * e;
-        std::memcpy(dst, src + static_cast<std::size_t>(a0q * nbl * nc) * e, n);
-        dst += n;
-      }
+      const char* fin = src + at(f * in_stride, e);
+      char* fseg = seg + at(f * send_n, e);
+      if (to_b)  // rows of my a-planes, q's b-range of each
+        backend::copy_2d_on_device(fseg, at(nbq * nc, e), fin + at(b0q * nc, e), at(nb * nc, e),
+                                   at(nbq * nc, e), static_cast<std::size_t>(nal));
+      else  // q's a-planes of my b-rows: contiguous
+        backend::copy_on_device(fseg, fin + at(a0q * nbl * nc, e), at(send_n, e));
     }
-    scount[static_cast<std::size_t>(q)] = to_count(send_n);
-    sdispl[static_cast<std::size_t>(q)] = to_count(spos);
-    rcount[static_cast<std::size_t>(q)] = to_count(recv_n);
-    rdispl[static_cast<std::size_t>(q)] = to_count(rpos);
-    spos += send_n;
-    rpos += recv_n;
+    if (q == r)
+      backend::copy_on_device(recv_.data() + rpos, seg, at(fields * send_n, e));
+    else {
+      sends.push_back({q, seg, at(fields * send_n, e)});
+      recvs.push_back({q, recv_.data() + rpos, at(fields * recv_n, e)});
+    }
+    spos += at(fields * send_n, e);
+    rpos += at(fields * recv_n, e);
   }
 
-  const ElementType type(e);
-  MPI_Alltoallv(send_.data(), scount.data(), sdispl.data(), type.get(), recv_.data(), rcount.data(),
-                rdispl.data(), type.get(), comm_.native());
+  transport_->start(sends, recvs);
+  transport_->finish();
 
+  rpos = 0;
   for (int q = 0; q < P; ++q) {
     const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
     const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
-    const char* src = recv_.data() + static_cast<std::size_t>(rdispl[static_cast<std::size_t>(q)]) * e;
+    const index_t recv_n = (to_b ? naq * nbl : nal * nbq) * nc;
+    const char* seg = recv_.data() + rpos;
     for (int f = 0; f < fields; ++f) {
-      char* dst = host_out_.data() + static_cast<std::size_t>(f * dst_field) * e;
-      if (to_b) {
-        const std::size_t n = static_cast<std::size_t>(naq * nbl * nc) * e;
-        std::memcpy(dst + static_cast<std::size_t>(a0q * nbl * nc) * e, src, n);
-        src += n;
-      } else {
-        for (index_t a = 0; a < nal; ++a, src += static_cast<std::size_t>(nbq * nc) * e)
-          std::memcpy(dst + static_cast<std::size_t>((a * nb + b0q) * nc) * e, src,
-                      static_cast<std::size_t>(nbq * nc) * e);
-      }
+      char* fout = dst + at(f * out_stride, e);
+      const char* fseg = seg + at(f * recv_n, e);
+      if (to_b)  // q's a-planes of my b-rows: contiguous in the b-slab layout
+        backend::copy_on_device(fout + at(a0q * nbl * nc, e), fseg, at(recv_n, e));
+      else  // my a-planes, q's b-range of each
+        backend::copy_2d_on_device(fout + at(b0q * nc, e), at(nb * nc, e), fseg, at(nbq * nc, e),
+                                   at(nbq * nc, e), static_cast<std::size_t>(nal));
     }
+    rpos += at(fields * recv_n, e);
   }
-
-  for (int f = 0; f < fields; ++f)
-    backend::copy_to_device(static_cast<char*>(out) + static_cast<std::size_t>(f * out_stride) * e,
-                            host_out_.data() + static_cast<std::size_t>(f * dst_field) * e,
-                            static_cast<std::size_t>(dst_field) * e);
 }
 
 void MpiSlabExchange::sum(double* v, int n) {
   MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm_.native());
 }
 
-std::unique_ptr<field::SlabExchange> make_slab_exchange(const Comm& comm) {
-  if (comm.size() == 1) return std::make_unique<field::LocalSlabExchange>();
-  return std::make_unique<MpiSlabExchange>(comm);
+std::unique_ptr<field::SlabExchange> make_slab_exchange(const std::string& mode, const Comm& comm) {
+  if (comm.size() == 1) {
+    check_transport(mode);
+    return std::make_unique<field::LocalSlabExchange>();
+  }
+  return std::make_unique<MpiSlabExchange>(comm, make_transport(mode, comm));
 }
 
 }  // namespace eddy::parallel

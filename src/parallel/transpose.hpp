@@ -1,20 +1,22 @@
 #pragma once
-/// Global transposes of slab-decomposed arrays over MPI (field/slab.hpp): the distributed FFT's
-/// communication. Host-staged for now: the fields are copied to host memory, packed so that each
-/// destination rank's part is contiguous, exchanged with one MPI_Alltoallv, unpacked and copied back.
-/// Splits may be uneven (the first n % P ranks hold one plane more); counts are in elements of an MPI
-/// type of `elem_bytes`, so messages beyond 2^31 bytes are fine.
+/// Global transposes of slab-decomposed arrays (field/slab.hpp): the distributed FFT's communication.
+/// Each rank packs, on the device, the part of every field that goes to each rank into one contiguous
+/// segment per destination (strided block copies), the run's Transport (parallel/transport.hpp: mpi,
+/// mpi-gpu or nccl) moves the segments, and the received ones are unpacked on the device. Splits may be
+/// uneven (the first n % P ranks hold one plane more).
 #include <memory>
-#include <vector>
+#include <string>
 
+#include "backend/backend.hpp"
 #include "field/slab.hpp"
 #include "parallel/comm.hpp"
+#include "parallel/transport.hpp"
 
 namespace eddy::parallel {
 
 class MpiSlabExchange final : public field::SlabExchange {
  public:
-  explicit MpiSlabExchange(const Comm& comm) : comm_(comm) {}
+  MpiSlabExchange(const Comm& comm, std::unique_ptr<Transport> t);
   int ranks() const override { return comm_.size(); }
   int rank() const override { return comm_.rank(); }
   void a_to_b(const field::SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
@@ -23,7 +25,7 @@ class MpiSlabExchange final : public field::SlabExchange {
               int fields) override;
   void sum(double* v, int n) override;
   double max(double v) override { return comm_.max(v); }
-  const char* name() const override { return "mpi (host-staged)"; }
+  const char* name() const override { return name_.c_str(); }
 
  private:
   /// One transpose; `to_b` picks the direction.
@@ -31,10 +33,13 @@ class MpiSlabExchange final : public field::SlabExchange {
                  index_t out_stride, int fields);
 
   Comm comm_;
-  std::vector<char> host_in_, send_, recv_, host_out_;  // staging, kept between calls
+  std::unique_ptr<Transport> transport_;
+  std::string name_;
+  backend::DeviceArray<char> send_, recv_;  // packed segments, kept between calls
 };
 
-/// The slab exchange for `comm`: MPI when it has more than one rank, else the local one.
-std::unique_ptr<field::SlabExchange> make_slab_exchange(const Comm& comm);
+/// The slab exchange for `comm` over the transport of parallel.comm `mode`: the local one for a single
+/// rank (after the same checks of `mode`).
+std::unique_ptr<field::SlabExchange> make_slab_exchange(const std::string& mode, const Comm& comm);
 
 }  // namespace eddy::parallel

@@ -13,6 +13,7 @@
 #include "parallel/comm.hpp"
 #include "parallel/decomposition.hpp"
 #include "parallel/halo.hpp"
+#include "tests/support/transports.hpp"
 
 namespace eddy {
 namespace {
@@ -37,7 +38,8 @@ std::vector<std::vector<long>> shapes(int size, int dims) {
 }
 
 template <class L>
-void check(const Int3& global, const std::array<lbm::FaceKind, 6>& faces, const std::vector<long>& ranks) {
+void check(const Int3& global, const std::array<lbm::FaceKind, 6>& faces, const std::vector<long>& ranks,
+           const std::string& mode = "mpi") {
   const parallel::Comm comm;
   const auto d = parallel::Decomposition::make(L::d, global, ranks, comm);
   lbm::Setup s;
@@ -64,9 +66,9 @@ void check(const Int3& global, const std::array<lbm::FaceKind, 6>& faces, const 
       }
   backend::DeviceArray<double> f;
   f.from_host(h);
-  field::LocalExchanger local;
-  std::unique_ptr<field::Exchanger> mpi = parallel::make_exchanger("mpi", comm);
-  field::Exchanger& ex = comm.size() > 1 ? *mpi : static_cast<field::Exchanger&>(local);
+  const std::unique_ptr<field::Exchanger> exchanger =
+      parallel::make_exchanger(mode, comm);  // local on one rank
+  field::Exchanger& ex = *exchanger;
 
   ex.exchange(f.data(), sizeof(double), pattern, field::Direction::forward);
   std::vector<double> after = f.to_host();
@@ -121,6 +123,14 @@ TEST(LbmHalo, D3Q19EveryShape) {
   const int size = parallel::Comm().size();
   for (const auto& r : shapes(size, 3))
     for (const auto& faces : {periodic, walls, mixed}) check<lbm::D3Q19>({5, 6, 4}, faces, r);
+}
+
+// The same through every other transport this build runs (tests/support/transports.hpp): MPI on the
+// arrays as they are ('mpi-gpu'; on the CPU backend the host arrays), NCCL.
+TEST(LbmHalo, D3Q19EveryTransport) {
+  const int size = parallel::Comm().size();
+  for (const std::string& mode : test::available_transports())
+    for (const auto& r : shapes(size, 3)) check<lbm::D3Q19>({5, 6, 4}, mixed, r, mode);
 }
 
 TEST(LbmHalo, D3Q27EveryShape) {

@@ -25,6 +25,7 @@
 #include "parallel/transpose.hpp"
 #include "spectral/slab_fft.hpp"
 #include "spectral/spectral_solver.hpp"
+#include "tests/support/transports.hpp"
 
 namespace eddy {
 namespace {
@@ -55,9 +56,9 @@ double code(int f, index_t a, index_t b, index_t c, index_t nb, index_t nc) {
 }
 
 template <class E>
-void check_transpose(index_t na, index_t nb, index_t nc, int fields) {
+void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc, int fields) {
   const parallel::Comm comm = world();
-  parallel::MpiSlabExchange ex(comm);
+  parallel::MpiSlabExchange ex(comm, parallel::make_transport(mode, comm));
   const int P = comm.size(), r = comm.rank();
   const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
   const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
@@ -87,14 +88,19 @@ void check_transpose(index_t na, index_t nb, index_t nc, int fields) {
     for (index_t i = 0; i < nal * nb * nc; ++i)
       wrong += !same(k[static_cast<std::size_t>(f * in_stride + i)],
                      h[static_cast<std::size_t>(f * in_stride + i)]);
-  EXPECT_EQ(comm.sum(wrong), 0) << na << "x" << nb << "x" << nc << " fields " << fields;
+  EXPECT_EQ(comm.sum(wrong), 0) << mode << ": " << na << "x" << nb << "x" << nc << " fields " << fields;
 }
 
+// Every transport this build runs (tests/support/transports.hpp): host-staged MPI, MPI on the buffers
+// as they are (on the CPU backend 'mpi-gpu' hands MPI the host arrays: CUDA-aware MPI's path), NCCL.
 TEST(SpectralMpi, TransposesPutEveryElementInPlace) {
-  check_transpose<double>(8, 8, 5, 1);
-  check_transpose<double>(7, 9, 3, 3);  // uneven on 2 and 4 ranks
-  check_transpose<Complex<double>>(4, 6, 1, 2);
-  check_transpose<Complex<double>>(11, 5, 4, 1);
+  for (const std::string& mode : test::available_transports()) {
+    check_transpose<double>(mode, 8, 8, 5, 1);
+    check_transpose<double>(mode, 7, 9, 3, 3);  // uneven on 2 and 4 ranks
+    check_transpose<Complex<double>>(mode, 4, 6, 1, 2);
+    check_transpose<Complex<double>>(mode, 11, 5, 4, 1);
+    check_transpose<Complex<double>>(mode, 3, 2, 4, 2);  // fewer planes than 4 ranks: empty blocks
+  }
 }
 
 /// Largest |distributed - serial| over this rank's values, relative to the largest |serial| (all ranks).
@@ -117,7 +123,7 @@ std::vector<double> slab_of(const std::vector<double>& whole, const spectral::Gr
 TEST(SpectralMpi, DistributedFftEqualsTheSerialOne) {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm = world();
-  parallel::MpiSlabExchange ex(comm);
+  parallel::MpiSlabExchange ex(comm, parallel::make_transport("mpi", comm));
   field::LocalSlabExchange local;
   for (int dims : {2, 3}) {
     const Int3 n = dims == 3 ? Int3{12, 10, 9} : Int3{20, 14, 1};
@@ -173,7 +179,7 @@ Outcome run_case(const spectral::Setup& s, field::SlabExchange& ex, int steps) {
 void check_agreement(int dims, const std::string& stepper, const std::string& dealiasing = "two_thirds") {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm = world();
-  parallel::MpiSlabExchange ex(comm);
+  parallel::MpiSlabExchange ex(comm, parallel::make_transport("mpi", comm));
   field::LocalSlabExchange local;
   spectral::Setup s;
   s.dims = dims;

@@ -1,0 +1,21 @@
+#pragma once
+// The parallel.comm modes the MPI tests exercise: every one this build and machine can run.
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/device_comm.hpp"
+#include "parallel/transport.hpp"
+
+namespace eddy::test {
+
+/// 'mpi' always; 'mpi-gpu' on the CPU backend (MPI takes the host arrays as they are) or with a
+/// CUDA-aware MPI; 'nccl' where it is built in.
+inline std::vector<std::string> available_transports() {
+  std::vector<std::string> m{"mpi"};
+  if (!backend::is_gpu() || parallel::mpi_device_aware()) m.push_back("mpi-gpu");
+  if (backend::device_comm_available()) m.push_back("nccl");
+  return m;
+}
+
+}  // namespace eddy::test
