@@ -6,7 +6,9 @@
 #
 # Budget (H200, ~10,000 MLUPS D3Q19 FP32 at 256^3): build ~2-3 min; TGV 256^3 to t = 20 is 14,100 steps
 # x 16.8M cells = 2.4e11 updates, ~25 s (D3Q19), ~50 s (D3Q27); 128^3 ~3 s each; cavities 2D ~5-20 s each
-# (launch-bound); cube ~15-30 s; bench ~30 s. Every run has a timeout so the whole stays under ~8 min.
+# (launch-bound); cube ~15-30 s; bench ~40 s. Every run has a timeout, cut to what is left of a 560 s
+# budget (EDDY_BUDGET_S), so the whole stays under the device tool's 10 minutes; runs are ordered by value
+# (GPU = CPU, bench, TGV 256^3, 128^3, BGK, D3Q27, LES, cavities, cube) and a run that would not fit is skipped.
 # Results (at most 8 files): summary.txt, tgv.csv, tgv_diagnostics.csv, cavity.csv, bench.csv.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +25,19 @@ extra=()
 [ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
 nvidia-smi -L
 t0=$(date +%s)
+budget=${EDDY_BUDGET_S:-560}  # the whole script, build included, stays below this (the device tool allows 600)
+lim() {  # lim SECONDS: SECONDS, or what is left of the budget if less (0 = skip)
+  local left=$((budget - ($(date +%s) - t0) - 15))
+  [ "$left" -lt 10 ] && { echo 0; return; }
+  [ "$1" -lt "$left" ] && echo "$1" || echo "$left"
+}
+tlim() {  # tlim SECONDS CMD...: CMD under a timeout cut to the budget; skipped (status 124) when none is left
+  local t
+  t=$(lim "$1")
+  shift
+  [ "$t" = 0 ] && { echo "skipped (time budget): ${*:1:3}"; return 124; }
+  timeout "$t" "$@"
+}
 cmake --preset cuda -B "$root/build/gpu-cuda" -DEDDY_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 "${extra[@]}" >"$w/cmake_cuda.log" 2>&1 ||
   { tail -30 "$w/cmake_cuda.log"; exit 1; }
 cmake --preset cpu -B "$root/build/gpu-cpu" -DEDDY_BUILD_TESTS=OFF >"$w/cmake_cpu.log" 2>&1 || { tail -30 "$w/cmake_cpu.log"; exit 1; }
@@ -53,11 +68,25 @@ for op in regularized trt; do
   echo -n "cavity D2Q9 $op+force: "; $py "$cmp" "$w"/cpu2d_$op/fields/*_00002000.h5 "$w"/gpu2d_$op/fields/*_00002000.h5 --tol 1e-12
 done
 
+echo "== bench: 256^3 FP32, every operator"
+for lat in D3Q19 D3Q27; do
+  for op in bgk trt regularized regularized+les; do
+    c=${op%+les} les=none
+    [ "$op" != "$c" ] && les=smagorinsky
+    tlim 40 "$gpu" bench "$root/configs/bench/lbm_d3q19_256.yaml" --set numerics.lattice=$lat \
+      --set numerics.collision=$c --set numerics.les.model=$les --json "$w/bench_${lat}_$op.json" 2>&1 | grep "^bench\|MLUPS" | tail -1
+  done
+done
+tlim 40 "$gpu" bench "$root/configs/bench/lbm_d2q9_2048.yaml" --set numerics.collision=regularized \
+  --json "$w/bench_D2Q9_regularized.json" 2>&1 | tail -1
+
 echo "== Taylor-Green vortex Re 1600 to t = 20 (configs/tgv3d_lbm.yaml), FP32"
 tgv() {  # tgv NAME TIMEOUT_S [--set ...]
   local name=$1 lim=$2
   shift 2
   local s=$(date +%s)
+  lim=$(lim "$lim")
+  [ "$lim" = 0 ] && { echo "$name: skipped (time budget)"; return; }
   timeout "$lim" "$gpu" run "$root/configs/tgv3d_lbm.yaml" "${quiet[@]}" --set output.fields.at_end=false "$@" \
     --out "$w/tgv_$name" >"$w/tgv_$name.txt" 2>&1
   local rc=$?
@@ -66,13 +95,12 @@ tgv() {  # tgv NAME TIMEOUT_S [--set ...]
   grep -hE "Taylor-Green Re 1600|error" "$w/tgv_$name/run.log" "$w/tgv_$name.txt" 2>/dev/null | tail -2 | cut -c1-600
 }
 : >"$w/tgv_status.csv"
-tgv q19_reg_128 60 --set "domain.cells=[128,128,128]"
-tgv q19_bgk_128 60 --set "domain.cells=[128,128,128]" --set numerics.collision=bgk
-tgv q19_reg_les_128 60 --set "domain.cells=[128,128,128]" --set numerics.les.model=smagorinsky --set numerics.les.constant=0.1
-tgv q27_reg_128 60 --set "domain.cells=[128,128,128]" --set numerics.lattice=D3Q27
-tgv q19_reg_256 120 --set "domain.cells=[256,256,256]"
-tgv q19_bgk_256 120 --set "domain.cells=[256,256,256]" --set numerics.collision=bgk
-tgv q27_reg_256 150 --set "domain.cells=[256,256,256]" --set numerics.lattice=D3Q27
+tgv q19_reg_256 80 --set "domain.cells=[256,256,256]"
+tgv q19_reg_128 40 --set "domain.cells=[128,128,128]"
+tgv q19_bgk_128 40 --set "domain.cells=[128,128,128]" --set numerics.collision=bgk
+tgv q19_bgk_256 80 --set "domain.cells=[256,256,256]" --set numerics.collision=bgk
+tgv q27_reg_256 120 --set "domain.cells=[256,256,256]" --set numerics.lattice=D3Q27
+tgv q19_reg_les_128 40 --set "domain.cells=[128,128,128]" --set numerics.les.model=smagorinsky --set numerics.les.constant=0.1
 
 echo "== 2D cavity to steady state, FP64, against Ghia et al. (1982)"
 : >"$w/cavity_status.csv"
@@ -81,8 +109,9 @@ for re in 3200 5000; do
     n=${run%%:*} op=${run#*:}
     c=${op%+les} les=none
     [ "$op" != "$c" ] && les=smagorinsky
-    name=re${re}_n${n}_$op s=$(date +%s)
-    timeout 75 "$gpu" run "$root/configs/cavity2d_re$re.yaml" "${quiet[@]}" --set output.fields.at_end=false \
+    name=re${re}_n${n}_$op s=$(date +%s) t=$(lim $((n / 8 + 10)))
+    [ "$t" = 0 ] && { echo "$name: skipped (time budget)"; continue; }
+    timeout "$t" "$gpu" run "$root/configs/cavity2d_re$re.yaml" "${quiet[@]}" --set output.fields.at_end=false \
       --set "domain.cells=[$n,$n]" --set numerics.collision=$c --set numerics.les.model=$les --out "$w/cav_$name" >"$w/cav_$name.txt" 2>&1
     rc=$?
     echo "$name: exit $rc, $(( $(date +%s) - s )) s; $(grep -hE 'stopped|steady|max \|u - u_Ghia|error' "$w/cav_$name/run.log" "$w/cav_$name.txt" 2>/dev/null | tail -3 | tr '\n' ' ' | cut -c1-400)"
@@ -91,20 +120,8 @@ for re in 3200 5000; do
 done
 echo "== 3D cube Re 1000, 128^3 (configs/cavity3d_re1000_128.yaml)"
 s=$(date +%s)
-timeout 90 "$gpu" run "$root/configs/cavity3d_re1000_128.yaml" --quiet --out "$w/cube" >/dev/null 2>&1
+tlim 60 "$gpu" run "$root/configs/cavity3d_re1000_128.yaml" --quiet --out "$w/cube" >/dev/null 2>&1
 echo "cube: exit $?, $(( $(date +%s) - s )) s; $(grep -E 'stopped|residual' "$w/cube/run.log" 2>/dev/null | tail -2 | tr '\n' ' ')"
-
-echo "== bench: 256^3 FP32, every operator"
-for lat in D3Q19 D3Q27; do
-  for op in bgk trt regularized regularized+les; do
-    c=${op%+les} les=none
-    [ "$op" != "$c" ] && les=smagorinsky
-    timeout 60 "$gpu" bench "$root/configs/bench/lbm_d3q19_256.yaml" --set numerics.lattice=$lat \
-      --set numerics.collision=$c --set numerics.les.model=$les --json "$w/bench_${lat}_$op.json" 2>&1 | grep "^bench\|MLUPS" | tail -1
-  done
-done
-timeout 60 "$gpu" bench "$root/configs/bench/lbm_d2q9_2048.yaml" --set numerics.collision=regularized \
-  --json "$w/bench_D2Q9_regularized.json" 2>&1 | tail -1
 
 "$py" "$root/scripts/post/lbm_turbulence_summary.py" "$w" "$out"
 rm -rf "$w"
