@@ -50,11 +50,11 @@ double bench(const config::RunSpec& spec, const BenchOptions& opt, const paralle
   char line[400];
   std::snprintf(
       line, sizeof line,
-      "bench %s: %s %s %s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
+      "bench %s: %s %s%s %s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
       "%.0f B/cell/step -> %.1f GB/s = %.1f%% of the measured copy bandwidth (%.1f GB/s per device x %d)",
-      spec.name.c_str(), c.setup.lattice.c_str(), c.setup.collision.c_str(), spec.numerics.precision.c_str(),
-      cells, steps, opt.repeats, med, sorted.front(), sorted.back(), bpc, gbs, 100.0 * fraction, copy_gbs,
-      comm.size());
+      spec.name.c_str(), c.setup.lattice.c_str(), c.setup.collision.c_str(),
+      c.setup.smagorinsky > 0 ? "+smagorinsky" : "", spec.numerics.precision.c_str(), cells, steps,
+      opt.repeats, med, sorted.front(), sorted.back(), bpc, gbs, 100.0 * fraction, copy_gbs, comm.size());
   log::info(line);
 
   if (!opt.json.empty() && comm.root()) {
@@ -66,10 +66,10 @@ double bench(const config::RunSpec& spec, const BenchOptions& opt, const paralle
     j << "{\n  \"name\": \"" << spec.name << "\",\n  \"date\": \"" << date << "\",\n  \"eddy_version\": \""
       << EDDY_VERSION << "\",\n  \"backend\": \"" << dev.backend << "\",\n  \"device\": \"" << dev.name
       << "\",\n  \"ranks\": " << comm.size() << ",\n  \"lattice\": \"" << c.setup.lattice
-      << "\",\n  \"collision\": \"" << c.setup.collision << "\",\n  \"precision\": \""
-      << spec.numerics.precision << "\",\n  \"cells\": " << static_cast<long long>(cells)
-      << ",\n  \"comm\": \"" << spec.parallel.comm << "\",\n  \"decomposition\": \""
-      << c.decomposition.describe() << "\""
+      << "\",\n  \"collision\": \"" << c.setup.collision << "\",\n  \"smagorinsky\": " << c.setup.smagorinsky
+      << ",\n  \"precision\": \"" << spec.numerics.precision
+      << "\",\n  \"cells\": " << static_cast<long long>(cells) << ",\n  \"comm\": \"" << spec.parallel.comm
+      << "\",\n  \"decomposition\": \"" << c.decomposition.describe() << "\""
       << ",\n  \"steps\": " << steps << ",\n  \"mlups\": [";
     for (std::size_t k = 0; k < mlups.size(); ++k) j << (k ? ", " : "") << mlups[k];
     j << "],\n  \"mlups_median\": " << med << ",\n  \"mlups_min\": " << sorted.front()
