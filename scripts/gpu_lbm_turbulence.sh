@@ -9,7 +9,8 @@
 # (launch-bound); cube ~15-30 s; bench ~40 s. Every run has a timeout, cut to what is left of a 560 s
 # budget (EDDY_BUDGET_S), so the whole stays under the device tool's 10 minutes; runs are ordered by value
 # (GPU = CPU, bench, TGV 256^3, 128^3, BGK, D3Q27, LES, cavities, cube) and a run that would not fit is skipped.
-# Results (at most 8 files): summary.txt, tgv.csv, tgv_diagnostics.csv, cavity.csv, bench.csv.
+# Results (at most 8 files): summary.txt, tgv.csv, tgv_diagnostics.csv, cavity.csv, bench.csv and, with
+# matplotlib, tgv_q19_reg_256.png, tgv_q27_reg_256.png (-dE/dt against the DNS).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu_lbm_turbulence_out}
@@ -20,7 +21,7 @@ w=$out/w
 mkdir -p "$w"
 exec > >(tee "$out/summary.txt") 2>&1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-py=$(command -v python3)
+py=/usr/bin/python3; [ -x "$py" ] || py=$(command -v python3)
 extra=()
 [ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
 nvidia-smi -L
@@ -124,5 +125,11 @@ tlim 60 "$gpu" run "$root/configs/cavity3d_re1000_128.yaml" --quiet --out "$w/cu
 echo "cube: exit $?, $(( $(date +%s) - s )) s; $(grep -E 'stopped|residual' "$w/cube/run.log" 2>/dev/null | tail -2 | tr '\n' ' ')"
 
 "$py" "$root/scripts/post/lbm_turbulence_summary.py" "$w" "$out"
+# Plots (need matplotlib; skipped quietly without it): -dE/dt of the 256^3 regularized run against the DNS.
+for name in q19_reg_256 q27_reg_256; do
+  [ -f "$w/tgv_$name/diagnostics.csv" ] &&
+    "$py" "$root/scripts/eddy_post.py" tgv "$w/tgv_$name" --from-energy --output "$out/tgv_$name.png" 2>&1 | tail -1
+  rm -f "$out/tgv_$name.csv"
+done
 rm -rf "$w"
 echo "total: $(( $(date +%s) - t0 )) s"
