@@ -24,7 +24,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 py=/usr/bin/python3; [ -x "$py" ] || py=$(command -v python3)
 extra=()
 [ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
-nvidia-smi -L
+nvidia-smi -L || true
 t0=$(date +%s)
 budget=${EDDY_BUDGET_S:-560}  # the whole script, build included, stays below this (the device tool allows 600)
 lim() {  # lim SECONDS: SECONDS, or what is left of the budget if less (0 = skip)
@@ -39,16 +39,20 @@ tlim() {  # tlim SECONDS CMD...: CMD under a timeout cut to the budget; skipped 
   [ "$t" = 0 ] && { echo "skipped (time budget): ${*:1:3}"; return 124; }
   timeout "$t" "$@"
 }
-cmake --preset cuda -B "$root/build/gpu-cuda" -DEDDY_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 "${extra[@]}" >"$w/cmake_cuda.log" 2>&1 ||
-  { tail -30 "$w/cmake_cuda.log"; exit 1; }
-cmake --preset cpu -B "$root/build/gpu-cpu" -DEDDY_BUILD_TESTS=OFF >"$w/cmake_cpu.log" 2>&1 || { tail -30 "$w/cmake_cpu.log"; exit 1; }
-cmake --build "$root/build/gpu-cpu" -j 6 --target eddy >"$w/build_cpu.log" 2>&1 &
-cpu_pid=$!
-cmake --build "$root/build/gpu-cuda" -j 10 --target eddy >"$w/build_cuda.log" 2>&1 ||
-  { grep -E "error|Error" "$w/build_cuda.log" | head -30; exit 1; }
-wait $cpu_pid || { grep -E "error|Error" "$w/build_cpu.log" | head -30; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-gpu=$root/build/gpu-cuda/eddy cpu=$root/build/gpu-cpu/eddy
+if [ -n "${EDDY_GPU_BIN:-}" ]; then  # reuse existing builds: EDDY_GPU_BIN=... EDDY_CPU_BIN=...
+  gpu=$EDDY_GPU_BIN cpu=${EDDY_CPU_BIN:-$EDDY_GPU_BIN}
+else
+  cmake --preset cuda -B "$root/build/gpu-cuda" -DEDDY_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 "${extra[@]}" >"$w/cmake_cuda.log" 2>&1 ||
+    { tail -30 "$w/cmake_cuda.log"; exit 1; }
+  cmake --preset cpu -B "$root/build/gpu-cpu" -DEDDY_BUILD_TESTS=OFF >"$w/cmake_cpu.log" 2>&1 || { tail -30 "$w/cmake_cpu.log"; exit 1; }
+  cmake --build "$root/build/gpu-cpu" -j 6 --target eddy >"$w/build_cpu.log" 2>&1 &
+  cpu_pid=$!
+  cmake --build "$root/build/gpu-cuda" -j 10 --target eddy >"$w/build_cuda.log" 2>&1 ||
+    { grep -E "error|Error" "$w/build_cuda.log" | head -30; exit 1; }
+  wait $cpu_pid || { grep -E "error|Error" "$w/build_cpu.log" | head -30; exit 1; }
+  echo "build: $(( $(date +%s) - t0 )) s"
+  gpu=$root/build/gpu-cuda/eddy cpu=$root/build/gpu-cpu/eddy
+fi
 $gpu info
 quiet=(--quiet --set output.fields.every=0)
 
