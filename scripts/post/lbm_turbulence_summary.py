@@ -115,6 +115,35 @@ def cavity(work, out):
               "{last_step} t = {t_end}: {stopped_on} ({wall_s} s)".format(**r))
 
 
+def cube(work, out):
+    """Centreline extrema of the 3D cube (mid-plane z = 0.5) from its final field file, appended to cavity.csv."""
+    files = sorted(glob.glob(os.path.join(work, "cube", "fields", "*.h5")))
+    if not files:
+        return
+    import h5py  # the device machine has it (scripts/compare_fields.py needs it too)
+    import numpy as np
+    with h5py.File(files[-1], "r") as f:
+        vel = np.asarray(f["velocity"])  # (nz, ny, nx, 3)
+    nz, ny, nx, _ = vel.shape
+
+    def mid(n):  # the two middle cells (the same one for odd counts)
+        return (n - 1) // 2, n // 2
+
+    zp = 0.5 * (vel[mid(nz)[0]] + vel[mid(nz)[1]])  # (ny, nx, 3)
+    u_y = 0.5 * (zp[:, mid(nx)[0], 0] + zp[:, mid(nx)[1], 0])  # u along y at x = 0.5
+    v_x = 0.5 * (zp[mid(ny)[0], :, 1] + zp[mid(ny)[1], :, 1])  # v along x at y = 0.5
+    y = (np.arange(ny) + 0.5) / ny
+    x = (np.arange(nx) + 0.5) / nx
+    row = {"re": 1000, "cells": f"{nx}^3", "operator": "cube", "exit": 0, "wall_s": "",
+           "max_u_dev": "", "max_v_dev": "", "last_step": "", "t_end": "",
+           "stopped_on": f"u_min {u_y.min():.4f} at y {y[u_y.argmin()]:.3f}; v_max {v_x.max():.4f} at x "
+                         f"{x[v_x.argmax()]:.3f}; v_min {v_x.min():.4f} at x {x[v_x.argmin()]:.3f} (z = 0.5 plane)"}
+    path = os.path.join(out, "cavity.csv")
+    rows = read_rows(path) if os.path.exists(path) else []
+    write(path, rows + [row])
+    print("\n3D cube Re 1000, mid-plane centrelines: " + row["stopped_on"])
+
+
 def bench(work, out):
     rows = []
     for p in sorted(glob.glob(os.path.join(work, "bench_*.json"))):
@@ -146,7 +175,7 @@ def write(path, rows):
 
 if __name__ == "__main__":
     work, out = sys.argv[1], sys.argv[2]
-    for fn in (tgv, cavity, bench):
+    for fn in (tgv, cavity, cube, bench):
         try:
             fn(work, out)
         except Exception as e:  # a failed section must not hide the others
