@@ -127,7 +127,7 @@ struct RunControlSpec {
 };
 
 struct ParallelSpec {
-  std::string comm = "mpi";   ///< mpi | mpi-gpu | nccl | auto
+  std::string comm = "auto";  ///< mpi | mpi-gpu | nccl | auto (parallel/transport.hpp)
   std::vector<long> ranks{};  ///< ranks per direction; empty = MPI_Dims_create
 };
 
@@ -135,6 +135,22 @@ struct ValidationSpec {
   std::string reference = "none";  ///< none | ghia1982 | taylor_green | tgv_re1600 (3D spectral: the
                                    ///< dissipation against the 512^3 DNS of the HiOCFD case C3.5)
   std::string file = "";           ///< reference data file; "" = the case's shipped file
+};
+
+/// `eddy optimize` (2D spectral): the initial perturbation of largest final-state change (app/optimize.cpp).
+struct OptimizeSpec {
+  long spinup_steps = 0;        ///< steps from the initial condition to the base state omega_0
+  long horizon_steps = 80;      ///< T: steps from omega_0 + perturbation to the final state (>= 1)
+  double norm_ratio = 0.2;      ///< constraint ||d omega|| <= norm_ratio ||omega_0|| (RMS norms)
+  std::string method = "adam";  ///< adam | gradient (projected gradient ascent, normalised steps)
+  double learning_rate = 0.01;  ///< RMS size of one update relative to the constraint radius
+  long iterations = 300;        ///< gradient evaluations (the loss is also evaluated once after the last)
+  double beta1 = 0.9;           ///< Adam first-moment decay
+  double beta2 = 0.999;         ///< Adam second-moment decay
+  double epsilon = 1e-8;        ///< Adam denominator floor, relative to the RMS of the first gradient
+  long checkpoints = 0;  ///< states the binomial schedule stores (initial included); 0 = ceil(log2 T) + 1
+  bool compare_storage = true;  ///< also time one gradient storing every step and stage (memory baseline)
+  long seed = 7;                ///< seed of the random initial perturbation (same spectrum as `initial`)
 };
 
 /// The whole run.
@@ -150,6 +166,7 @@ struct RunSpec {
   RunControlSpec run{};
   ParallelSpec parallel{};
   ValidationSpec validation{};
+  OptimizeSpec optimize{};
 
   std::string source_file;    ///< the YAML file this came from (not a config key)
   std::string resolved_yaml;  ///< every key with its final value, as YAML (not a config key)

@@ -180,6 +180,22 @@ void visit(ValidationSpec& s, V& v) {
 }
 
 template <class V>
+void visit(OptimizeSpec& s, V& v) {
+  v.field("spinup_steps", s.spinup_steps, at_least(0));
+  v.field("horizon_steps", s.horizon_steps, at_least(1));
+  v.field("norm_ratio", s.norm_ratio, above(0));
+  v.field("method", s.method, one_of({"adam", "gradient"}));
+  v.field("learning_rate", s.learning_rate, above(0));
+  v.field("iterations", s.iterations, at_least(0));
+  v.field("beta1", s.beta1, between(0, 1, true));
+  v.field("beta2", s.beta2, between(0, 1, true));
+  v.field("epsilon", s.epsilon, above(0));
+  v.field("checkpoints", s.checkpoints, at_least(0));
+  v.field("compare_storage", s.compare_storage);
+  v.field("seed", s.seed, at_least(0));
+}
+
+template <class V>
 void visit(RunSpec& s, V& v) {
   v.field("name", s.name);
   v.field("solver", s.solver, one_of({"lbm", "spectral"}));
@@ -192,6 +208,7 @@ void visit(RunSpec& s, V& v) {
   v.section("run", s.run);
   v.section("parallel", s.parallel);
   v.section("validation", s.validation);
+  v.section("optimize", s.optimize);
 }
 
 /// A pointer to one leaf value of a RunSpec.

@@ -69,7 +69,8 @@ double bench(const config::RunSpec& spec, const BenchOptions& opt, const paralle
       << "\",\n  \"collision\": \"" << c.setup.collision << "\",\n  \"smagorinsky\": " << c.setup.smagorinsky
       << ",\n  \"precision\": \"" << spec.numerics.precision
       << "\",\n  \"cells\": " << static_cast<long long>(cells) << ",\n  \"comm\": \"" << spec.parallel.comm
-      << "\",\n  \"decomposition\": \"" << c.decomposition.describe() << "\""
+      << "\",\n  \"transport\": \"" << c.exchanger->name() << "\",\n  \"decomposition\": \""
+      << c.decomposition.describe() << "\""
       << ",\n  \"steps\": " << steps << ",\n  \"mlups\": [";
     for (std::size_t k = 0; k < mlups.size(); ++k) j << (k ? ", " : "") << mlups[k];
     j << "],\n  \"mlups_median\": " << med << ",\n  \"mlups_min\": " << sorted.front()

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/bench.hpp"
+#include "app/optimize.hpp"
 #include "app/run.hpp"
 #include "app/stop.hpp"
 #include "app/validation.hpp"
@@ -24,6 +25,8 @@ const char* usage =
     "usage:\n"
     "  eddy run CONFIG.yaml [--set key.path=value]... [--out DIR] [--restart auto|PATH] [--quiet]\n"
     "  eddy validate CONFIG.yaml [--set key.path=value]...\n"
+    "  eddy optimize CONFIG.yaml [--set key.path=value]... [--out DIR] [--quiet]   (2D spectral: optimal "
+    "perturbation)\n"
     "  eddy bench CONFIG.yaml [--set ...] [--steps N] [--repeat R] [--json FILE]\n"
     "  eddy info\n"
     "exit codes: 0 success, 1 failure, 2 bad input (config, command line, files), 3 numerical failure,\n"
@@ -54,8 +57,11 @@ Args parse(int argc, char** argv) {
   a.verb = argv[1];
   if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") return a;
   if (a.verb == "--version") return a;
-  if (a.verb != "run" && a.verb != "validate" && a.verb != "bench" && a.verb != "info")
-    throw InputError("unknown command '" + a.verb + "' (valid: run, validate, bench, info)\n" + usage);
+  if (a.verb != "run" && a.verb != "validate" && a.verb != "bench" && a.verb != "info" &&
+      a.verb != "optimize")
+    throw InputError("unknown command '" + a.verb + "' (valid: run, validate, bench, optimize, info)\n" +
+                     usage);
+  const bool writes = a.verb == "run" || a.verb == "optimize";
   for (int k = 2; k < argc; ++k) {
     const std::string s = argv[k];
     auto value = [&](const std::string& flag) -> std::string {
@@ -66,9 +72,9 @@ Args parse(int argc, char** argv) {
       a.sets.push_back(value(s));
     } else if (s.rfind("--set=", 0) == 0) {
       a.sets.push_back(s.substr(6));
-    } else if (s == "--out" && a.verb == "run") {
+    } else if (s == "--out" && writes) {
       a.out = value(s);
-    } else if (s == "--quiet" && a.verb == "run") {
+    } else if (s == "--quiet" && writes) {
       a.quiet = true;
     } else if (s == "--restart" && a.verb == "run") {
       a.restart = value(s);
@@ -161,6 +167,8 @@ int main_entry(int argc, char** argv) {
       if (run(spec, RunOptions{a.out, a.quiet, a.restart}, comm).interrupted) code = exit_interrupted;
     } else if (a.verb == "bench") {
       bench(spec, BenchOptions{a.steps, a.repeats, a.json}, comm);
+    } else if (a.verb == "optimize") {
+      optimize(spec, RunOptions{a.out, a.quiet, ""}, comm);
     }
   } catch (const Error& e) {
     const bool collective = dynamic_cast<const InputError*>(&e) || dynamic_cast<const NumericalError*>(&e);

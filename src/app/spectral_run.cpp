@@ -5,6 +5,7 @@
 
 #include "app/output.hpp"
 #include "app/run.hpp"
+#include "app/spectral_case.hpp"
 #include "app/stop.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
@@ -19,17 +20,6 @@
 
 namespace eddy::app {
 using log::cat;
-
-namespace {
-
-/// Everything the spectral run derives from the config.
-struct SpectralCase {
-  spectral::Setup setup;
-  parallel::Decomposition slabs;  ///< physical-space slabs: whole x-y planes (2D: x rows) per rank
-  Real3 dx{0.0, 0.0, 0.0};        ///< grid spacing [m] (0 along unused directions)
-  double velocity = 1.0;          ///< initial amplitude U [m/s]
-  double max_cfl = 0.0;
-};
 
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   SpectralCase c;
@@ -85,6 +75,8 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
   }
   return c;
 }
+
+namespace {
 
 /// The configured initial condition.
 void initialize(spectral::Solver& solver, const config::RunSpec& spec, const SpectralCase& c) {
@@ -197,9 +189,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     out.resume_at(restart.step);
     log::info(cat("restarted from ", restart_path, " at step ", restart.step, ", t = ", restart.time, " s"));
   }
-  if (spec.parallel.comm != "mpi" && spec.parallel.comm != "auto" && comm.size() > 1)
-    log::warn(cat("parallel.comm = ", spec.parallel.comm,
-                  ": the spectral transposes are host-staged MPI in this version; using mpi"));
+  if (comm.size() > 1) log::info(cat("slab transposes through ", exchange->name()));
   log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, " ", s.dealiasing, ", ",
                 s.cells[0], " x ", s.cells[1], s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(),
                 " points, ", comm.size(), " slab(s) (", c.slabs.describe(),

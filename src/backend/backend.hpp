@@ -53,6 +53,24 @@ void fill_zero(void* dst, std::size_t bytes);
 void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows);
 
+/// Memory held through allocate() by this process (device memory on GPUs, host memory on the CPU backend).
+struct MemoryUsage {
+  std::size_t current = 0;  ///< bytes held now
+  std::size_t peak = 0;     ///< most bytes held at once since the start or the last reset_peak_memory()
+};
+/// What allocate() holds now and at its peak. Host-safe on every backend (counted by allocate/deallocate).
+MemoryUsage memory_usage();
+/// Start a new peak from what is held now.
+void reset_peak_memory();
+/// Device memory in use by every client of the device, as its driver reports it (GPUs: total - free,
+/// including other processes, the context and library work areas); the CPU backend: memory_usage().current.
+std::size_t device_memory_used();
+namespace detail {
+/// Called by each backend's allocate/deallocate.
+void count_allocation(void* p, std::size_t bytes);
+void count_deallocation(void* p) noexcept;
+}  // namespace detail
+
 /// An owning, move-only array in the backend's memory space. Its data pointer may be captured by
 /// value in kernels; host code must go through to_host/from_host.
 template <class T>

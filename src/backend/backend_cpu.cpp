@@ -51,12 +51,24 @@ void* allocate(std::size_t bytes) {
   const std::size_t rounded = (bytes + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded);
   if (!p) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
+  detail::count_allocation(p, bytes);
   return p;
 }
-void deallocate(void* p) noexcept { std::free(p); }
-void copy_to_device(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
-void copy_to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
-void copy_on_device(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+std::size_t device_memory_used() { return memory_usage().current; }
+void deallocate(void* p) noexcept {
+  detail::count_deallocation(p);
+  std::free(p);
+}
+// memcpy with a null pointer is undefined even for 0 bytes (empty blocks of uneven splits).
+void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void copy_on_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
 void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows) {
   auto* d = static_cast<char*>(dst);

@@ -15,6 +15,7 @@
 #define gpuFree cudaFree
 #define gpuMemcpy cudaMemcpy
 #define gpuMemset cudaMemset
+#define gpuMemGetInfo cudaMemGetInfo
 #define gpuMemcpy2D cudaMemcpy2D
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
@@ -34,6 +35,7 @@
 #define gpuFree hipFree
 #define gpuMemcpy hipMemcpy
 #define gpuMemset hipMemset
+#define gpuMemGetInfo hipMemGetInfo
 #define gpuMemcpy2D hipMemcpy2D
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
@@ -104,21 +106,34 @@ void* allocate(std::size_t bytes) {
   if (e != gpuSuccess)
     throw Error(std::string(name()) + ": cannot allocate " + std::to_string(bytes) +
                 " bytes of device memory: " + gpuGetErrorString(e));
+  detail::count_allocation(p, bytes);
   return p;
 }
+std::size_t device_memory_used() {
+  std::size_t free = 0, total = 0;
+  EDDY_GPU_CHECK(gpuMemGetInfo(&free, &total));
+  return total - free;
+}
 void deallocate(void* p) noexcept {
+  detail::count_deallocation(p);
   if (p) (void)gpuFree(p);
 }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;  // empty blocks of uneven splits may have null pointers
   EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyHostToDevice));
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;  // empty blocks of uneven splits may have null pointers
   EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToHost));
 }
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;  // empty blocks of uneven splits may have null pointers
   EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToDevice));
 }
-void fill_zero(void* dst, std::size_t bytes) { EDDY_GPU_CHECK(gpuMemset(dst, 0, bytes)); }
+void fill_zero(void* dst, std::size_t bytes) {
+  if (bytes == 0) return;
+  EDDY_GPU_CHECK(gpuMemset(dst, 0, bytes));
+}
 void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows) {
   if (width == 0 || rows == 0) return;

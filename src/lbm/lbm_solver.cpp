@@ -143,11 +143,7 @@ StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd, R tau0, R
       "lbm::stats", g.n_interior(), StatsAcc{0, 0, 0, 0, 0, 0},
       [=] EDDY_DEVICE(index_t t) {
         R f[L::q];
-        const index_t n = g.interior_to_padded(t);
-        if (next_odd)
-          load<L, true>(n, a, f);
-        else
-          load<L, false>(n, a, f);
+        cell_populations<L>(g.interior_to_padded(t), a, next_odd, f);
         R drho, v[3], p[6];
         moments<L>(f, drho, v, a.force);
         pi_neq<L, true>(f, drho, v, a.force, p);
@@ -402,7 +398,22 @@ class SolverImpl final : public Solver {
         for (int d = 0; d < 3; ++d)
           wall_u_[moving_wall + f][d] =
               setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
-    flags_.from_host(GhostLayout<L>(setup_).flags());
+    std::vector<std::uint8_t> h = GhostLayout<L>(setup_).flags();
+    // near_solid on every interior fluid cell that has a solid cell along a lattice link: the kernels
+    // read neighbour flags only there. Marked in a second pass, so the first reads only kinds.
+    const PaddedGrid g = grid_;
+    std::vector<std::uint8_t> near(static_cast<std::size_t>(g.n_interior()), 0);
+    backend::host_parallel_for(g.n_interior(), [&](index_t t) {
+      const index_t n = g.interior_to_padded(t);
+      if (h[static_cast<std::size_t>(n)] != fluid) return;
+      for (int i = 1; i < L::q; ++i)
+        if (h[static_cast<std::size_t>(n + g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2)))] != fluid)
+          near[static_cast<std::size_t>(t)] = 1;
+    });
+    for (index_t t = 0; t < g.n_interior(); ++t)
+      if (near[static_cast<std::size_t>(t)])
+        h[static_cast<std::size_t>(g.interior_to_padded(t))] |= near_solid;
+    flags_.from_host(h);
   }
 
   void build_pattern() { pattern_ = GhostLayout<L>(setup_).pattern(); }

@@ -19,11 +19,13 @@
 
 namespace eddy::lbm {
 
-/// Cell kinds in the flag field.
+/// Cell kinds in the flag field (the low bits), plus one bit of fluid cells.
 enum CellFlag : std::uint8_t {
-  fluid = 0,       ///< updated by the kernels (ghost cells of periodic/MPI faces are fluid too)
-  wall = 1,        ///< resting solid: half-way bounce-back
-  moving_wall = 2  ///< moving solid; codes 2..7 are the moving walls of faces x_min..z_max
+  fluid = 0,         ///< updated by the kernels (ghost cells of periodic/MPI faces are fluid too)
+  wall = 1,          ///< resting solid: half-way bounce-back
+  moving_wall = 2,   ///< moving solid; codes 2..7 are the moving walls of faces x_min..z_max
+  kind_mask = 0x07,  ///< the bits of the kind
+  near_solid = 0x80  ///< set on fluid cells with a solid neighbour along some lattice link
 };
 constexpr int max_flag = 8;
 
@@ -47,16 +49,18 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
 
 /// Populations f_i(x, t) of padded cell n at the start of a step of kind Odd: the cell's own slots
 /// before an even step; before an odd step, the upstream cells' post-collision values (this is the
-/// streaming), with bounce-back from solid neighbours.
+/// streaming), with bounce-back from solid neighbours. `near` is whether the cell has a solid
+/// neighbour (its near_solid bit): only then are the neighbours' flags read, one byte per link; the
+/// bulk of a domain streams without them.
 template <class L, bool Odd, class T, class R>
-EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
+EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, bool near, R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
       f[i] = R(a.f[i * N + n]);
     } else {
       const index_t m = n - a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
-      const std::uint8_t fl = a.flags[m];
+      const std::uint8_t fl = near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         f[i] = R(a.f[opposite(i) * N + m]);
       else
@@ -70,8 +74,9 @@ template <class L, bool Odd, class T, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a,
                                         const Collision& collide) {
   const index_t N = a.grid.n_padded;
+  const bool near = Odd && (a.flags[n] & near_solid);
   R f[L::q];
-  load<L, Odd>(n, a, f);
+  load<L, Odd>(n, a, near, f);
   R drho, u[3];
   moments<L>(f, drho, u, a.force);
   collide.template operator()<L>(f, drho, u);
@@ -80,7 +85,7 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
       a.f[opposite(i) * N + n] = T(f[i]);
     } else {
       const index_t m = n + a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
-      const std::uint8_t fl = a.flags[m];
+      const std::uint8_t fl = near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         a.f[i * N + m] = T(f[i]);
       else
@@ -89,16 +94,23 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
   }
 }
 
-/// Density deviation and velocity of padded cell n at the current time: the moments of the populations
-/// the next step will load (after an even step, that load is the streaming of the odd step).
+/// Populations f_i(x, t) of padded cell n at the current time: those the next step will load (after an
+/// even step, that load is the streaming of the odd step).
+template <class L, class T, class R>
+EDDY_HD EDDY_INLINE void cell_populations(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd,
+                                          R (&f)[L::q]) {
+  if (next_odd)
+    load<L, true>(n, a, (a.flags[n] & near_solid) != 0, f);
+  else
+    load<L, false>(n, a, false, f);
+}
+
+/// Density deviation and velocity of padded cell n at the current time.
 template <class L, class T, class R>
 EDDY_HD EDDY_INLINE void cell_moments(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd, R& drho,
                                       R (&u)[3]) {
   R f[L::q];
-  if (next_odd)
-    load<L, true>(n, a, f);
-  else
-    load<L, false>(n, a, f);
+  cell_populations<L>(n, a, next_odd, f);
   moments<L>(f, drho, u, a.force);
 }
 

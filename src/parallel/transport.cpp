@@ -6,6 +6,8 @@
 #endif
 
 #include <climits>
+#include <cstdlib>
+#include <string>
 
 #include "backend/backend.hpp"
 #include "backend/device_comm.hpp"
@@ -105,6 +107,9 @@ class NcclTransport final : public Transport {
 
 bool mpi_device_aware() {
   if (!backend::is_gpu()) return false;
+  // An MPI built without the extension may still move device memory (OpenMPI over UCX with its CUDA
+  // transports): the user may say so, at their own risk.
+  if (const char* v = std::getenv("EDDY_MPI_DEVICE_AWARE"); v && std::string(v) == "1") return true;
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
   // The macro says the library was built with the extension; the query says whether it is on now.
   return MPIX_Query_cuda_support() == 1;

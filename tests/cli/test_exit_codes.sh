@@ -35,6 +35,9 @@ expect 2 "lattice_velocity|max_mach|Mach" -- validate "$cfg" --set numerics.latt
 expect 2 "tau|relaxation" -- validate "$cfg" --set physics.reynolds=1e9
 expect 2 "x_max.*periodic|periodic.*x_max" -- validate "$cfg" --set boundaries.x_min.type=periodic
 expect 0 "valid" -- validate "$cfg"
+expect 2 "eddy optimize differentiates the 2D spectral solver" -- optimize "$cfg"
+expect 2 "optimize.norm_ratio" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set optimize.norm_ratio=0
+expect 2 "numerics.precision" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set numerics.precision=fp32
 expect 0 "usage" -- --help
 expect 0 "backend" -- info
 printf 'solver: lbm\ndomain:\n  cells: [16, 16]\n  lenght: 1\n' >typo.yaml
