@@ -134,12 +134,14 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
             c.setup.dims == 3 ? cat(", ", cell[2]) : std::string(), ") on rank ", owner);
     std::vector<double> density, pressure;
     out.write_failed_fields(clk.step, clk.time, grid, field_data(density, pressure));
-    throw NumericalError(
-        cat("step ", clk.step, ", t = ", clk.time, " s: ", where,
-            " (unstable: lower numerics.lattice_velocity, refine the grid or use numerics.collision: "
-            "regularized); the fields "
-            "are in fields/FAILED_",
-            spec.name, "_<step>.h5; checkpoints already written are kept"));
+    const std::string remedy =
+        spec.numerics.collision != "regularized" ? " or use numerics.collision: regularized"
+        : spec.numerics.les.model == "none"      ? " or add numerics.les: {model: smagorinsky}"
+                                                 : "";
+    throw NumericalError(cat("step ", clk.step, ", t = ", clk.time, " s: ", where,
+                             " (unstable: lower numerics.lattice_velocity, refine the grid", remedy,
+                             "); the fields are in fields/FAILED_", spec.name,
+                             "_<step>.h5; checkpoints already written are kept"));
   };
 
   // Diagnostics and the progress line. Same conventions as the spectral solver (DESIGN §5): volume
