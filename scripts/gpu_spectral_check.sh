@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # GPU check of the pseudo-spectral solver (H200 device machine): build CUDA (and CPU for comparison),
 # run the FFT/spectral unit and regression tests on the GPU, compare GPU fields with CPU fields (FP64 to
-# 1e-12, FP32 to 1e-5), time RK4 FP32 steps (2D 4096^2, 3D 256^3 and 512^3), and with `tgv` the
-# Taylor-Green vortex Re 1600 at 256^3 to t = 20 against the 512^3 DNS.
-#   scripts/gpu_spectral_check.sh OUTDIR [GTEST_SOURCE] [tgv]
+# 1e-12, FP32 to 1e-5; also forced runs and the energy_spectrum dataset), `eddy bench` the RK4 FP32
+# configs/bench/spectral_*.yaml (ms/step against the FFT floor), and with `tgv` the Taylor-Green vortex
+# Re 1600 at 256^3 to t = 20 against the 512^3 DNS; with `hit` forced isotropic turbulence
+# (configs/hit3d_spectral.yaml) at 128^3 to t = 50 and 256^3 to t = 30: stationary Re_lambda, skewness,
+# k_max eta.
+#   scripts/gpu_spectral_check.sh OUTDIR [GTEST_SOURCE] [tgv|hit]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu_spectral_out}
@@ -24,10 +27,8 @@ echo "build: $(( $(date +%s) - t0 )) s"
 gpu=$root/build/gpu-spectral/eddy cpu=$root/build/gpu-spectral-cpu/eddy
 w=$out/w
 run() { "$@" --quiet >/dev/null || echo "FAILED: $*"; }
-# ms/step: median of the diagnostics rows after the first two (t = 0, warm-up).
-ms() { python3 -c "import csv,statistics,sys; r=[float(x['ms_per_step']) for x in csv.DictReader(open(sys.argv[1]))][2:]; print(f'{statistics.median(r):.2f} ms/step (median of {len(r)} intervals)')" "$1"; }
 
-if [ "$what" != tgv ]; then
+if [ "$what" != tgv ] && [ "$what" != hit ]; then
   echo "== unit and regression tests on the GPU"
   "$root/build/gpu-spectral/tests/eddy_unit_tests" --gtest_filter='Fft*:Spectral*' 2>&1 | grep -E "round trip|gradient|PASSED|FAILED|Failure"
   (cd "$root/build/gpu-spectral/tests" && ./eddy_regression_tests --gtest_filter='Spectral*' 2>&1 |
@@ -45,26 +46,35 @@ if [ "$what" != tgv ]; then
       run $exe run "$root/configs/decaying2d_spectral.yaml" "${c2[@]}" --out "$w/${b}2d_$prec"
       run $exe run "$root/configs/tgv3d_spectral.yaml" "${c3[@]}" --out "$w/${b}3d_$prec"
     done
-    for d in 2d:decaying2d_spectral_00000100 3d:tgv3d_spectral_00000040; do
+    # Forced: band_limited HIT 32^3 (40 steps) and turbulent Kolmogorov flow 128^2 (100 steps).
+    ch=(--set "domain.cells=[32,32,32]" --set physics.reynolds=100 --set numerics.dt=0.01 --set run.end_time=0
+        --set run.steps=40 --set output.fields.every=0 --set output.checkpoint.every=0 --set numerics.precision=$prec)
+    ck=(--set "domain.cells=[128,128]" --set physics.reynolds=10 --set physics.forcing.amplitude=1
+        --set initial.type=random_spectrum --set initial.amplitude=0.5 --set initial.peak_wavenumber=4
+        --set numerics.dt=5e-3 --set run.end_time=0 --set run.steps=100 --set output.fields.every=0
+        --set validation.reference=none --set numerics.precision=$prec)
+    for b in cpu gpu; do
+      exe=$cpu; [ $b = gpu ] && exe=$gpu
+      run $exe run "$root/configs/hit3d_spectral.yaml" "${ch[@]}" --out "$w/${b}hit_$prec"
+      run $exe run "$root/configs/kolmogorov2d_spectral.yaml" "${ck[@]}" --out "$w/${b}kol_$prec"
+    done
+    for d in 2d:decaying2d_spectral_00000100 3d:tgv3d_spectral_00000040 hit:hit3d_spectral_00000040 \
+      kol:kolmogorov2d_spectral_00000100; do
       echo "${d%%:*} $prec:"
       python3 "$root/scripts/compare_fields.py" "$w/cpu${d%%:*}_$prec/fields/${d#*:}.h5" \
-        "$w/gpu${d%%:*}_$prec/fields/${d#*:}.h5" --tol $tol --datasets velocity,vorticity
+        "$w/gpu${d%%:*}_$prec/fields/${d#*:}.h5" --tol $tol --datasets velocity,vorticity,energy_spectrum
     done
+    # diagnostics.csv of the forced 3D run (injection, re_lambda, skewness, kmax_eta), last row, CPU vs GPU
+    tail -n1 "$w/cpuhit_$prec/diagnostics.csv" | sed 's/^/  cpu hit last row: /'
+    tail -n1 "$w/gpuhit_$prec/diagnostics.csv" | sed 's/^/  gpu hit last row: /'
   done
 
-  echo "== ms/step, RK4 FP32 (cuFFT alone for one step, DESIGN §12: 2D 4096^2 2.7 ms, 3D 256^3 4.9 ms, 512^3 38.5 ms)"
-  p=(--set numerics.precision=fp32 --set numerics.time_stepper=rk4 --set output.fields.at_end=false
-     --set output.fields.every=0 --set run.end_time=0)
-  run $gpu run "$root/configs/decaying2d_spectral.yaml" "${p[@]}" --set "domain.cells=[4096,4096]" --set numerics.dt=2e-4 \
-    --set run.steps=200 --set output.diagnostics.every=25 --out "$w/t2d"
-  echo "2D 4096^2: $(ms "$w/t2d/diagnostics.csv")"
-  for n in 256 512; do
-    s=100; [ $n = 512 ] && s=40
-    run $gpu run "$root/configs/tgv3d_spectral.yaml" "${p[@]}" --set "domain.cells=[$n,$n,$n]" --set run.steps=$s \
-      --set output.diagnostics.every=$((s / 5)) --set validation.reference=none --out "$w/t3d_$n"
-    echo "3D $n^3: $(ms "$w/t3d_$n/diagnostics.csv")"
+  echo "== eddy bench, RK4 FP32 (DESIGN §12, H200: JAX 2D 4096^2 6.4 ms, 3D 256^3 14.8 ms, 512^3 104 ms;"
+  echo "   cuFFT alone for one step 2.7, 4.9, 38.5 ms)"
+  for b in spectral_2d_4096 spectral_3d_256 spectral_3d_512; do
+    "$gpu" bench "$root/configs/bench/$b.yaml" --json "$out/bench_$b.json" 2>&1 | grep -E "^bench|rror" |
+      sed 's/^/  /'
   done
-  grep -h "MiB on the device" "$w"/t*/run.log | sed 's/.*points, /  /'
 fi
 
 if [ "$what" = tgv ]; then
@@ -73,6 +83,28 @@ if [ "$what" = tgv ]; then
   grep -E "Re 1600|stopped|time in step" "$out/tgv256/run.log"
   cp "$out/tgv256/diagnostics.csv" "$out/tgv256_diagnostics.csv"
   rm -rf "$out/tgv256/fields"
+fi
+if [ "$what" = hit ]; then
+  # Stationary statistics: averages of the diagnostics.csv rows with t >= t0 (after the transient).
+  hit_stats() { python3 - "$1" "$2" <<'PY'
+import csv, statistics, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if float(r["time"]) >= float(sys.argv[2])]
+for c in ("kinetic_energy", "dissipation", "injection", "re_lambda", "skewness", "kmax_eta", "ms_per_step"):
+    v = [float(r[c]) for r in rows]
+    print(f"  {c:15s} mean {statistics.mean(v):.4g}  min {min(v):.4g}  max {max(v):.4g}  ({len(v)} rows)")
+PY
+  }
+  echo "== forced isotropic turbulence 128^3 FP64 RK4 (configs/hit3d_spectral.yaml as shipped), t = 0..50"
+  "$gpu" run "$root/configs/hit3d_spectral.yaml" --out "$out/hit128" --quiet || echo "FAILED: hit128"
+  hit_stats "$out/hit128/diagnostics.csv" 20
+  cp "$out/hit128/diagnostics.csv" "$out/hit128_diagnostics.csv"
+  echo "== the same at 256^3, nu = 1.4e-3 (k_max eta ~ 1.1), t = 0..30"
+  "$gpu" run "$root/configs/hit3d_spectral.yaml" --set "domain.cells=[256,256,256]" --set physics.reynolds=714.3 \
+    --set run.end_time=30 --set output.fields.every=0 --set output.checkpoint.every=0 --out "$out/hit256" --quiet ||
+    echo "FAILED: hit256"
+  hit_stats "$out/hit256/diagnostics.csv" 15
+  cp "$out/hit256/diagnostics.csv" "$out/hit256_diagnostics.csv"
+  rm -rf "$out/hit128/fields" "$out/hit128/checkpoints" "$out/hit256/fields"
 fi
 rm -rf "$w"
 echo "total: $(( $(date +%s) - t0 )) s"

@@ -567,6 +567,42 @@ void check_boundaries(RunSpec& s, const Where& w) {
   }
 }
 
+void check_forcing(const RunSpec& s, const Where& w) {
+  const ForcingSpec& f = s.physics.forcing;
+  if (s.validation.reference == "kolmogorov" && (f.type != "kolmogorov" || s.solver != "spectral")) {
+    w.fail("validation.reference",
+           "kolmogorov compares against the laminar Kolmogorov flow: it needs solver "
+           "spectral and physics.forcing.type kolmogorov");
+  }
+  if (f.type == "none") return;
+  if (s.solver != "spectral") {
+    w.fail("physics.forcing.type",
+           "'" + f.type + "' forcing is available with solver spectral only; use none (the LBM takes a "
+           "uniform physics.body_force)");
+    return;
+  }
+  const std::size_t dims = s.domain.cells.size();
+  if (f.type == "kolmogorov" && dims >= 2 && s.domain.length.size() == dims) {
+    // f = F sin(k_f y) x must be periodic in y and inside the 2/3-rule mask.
+    const double k1 = 2 * M_PI / s.domain.length[1], n = f.wavenumber / k1;
+    const long kept = (s.domain.cells[1] - 1) / 3;
+    if (std::fabs(n - std::round(n)) > 1e-9 * std::max(1.0, n) || std::round(n) < 1 ||
+        std::round(n) > double(kept)) {
+      w.fail("physics.forcing.wavenumber",
+             short_num(f.wavenumber) + " 1/m is not a whole multiple n 2 pi / L_y (2 pi / L_y = " +
+                 short_num(k1) + " 1/m) with 1 <= n <= " + std::to_string(kept) +
+                 " (the 2/3-rule limit of domain.cells[1]); use e.g. " +
+                 short_num(k1 * std::max(1L, std::min(kept, 4L))));
+    }
+  }
+  if (f.type == "band_limited") {
+    if (f.band.size() != 2 || !(f.band[0] < f.band[1])) {
+      w.fail("physics.forcing.band",
+             "needs two wave numbers [k_a, k_b] [1/m] with k_a < k_b, e.g. [0.5, 2.5]");
+    }
+  }
+}
+
 void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
   for (const Field& f : fields) std::visit([&](auto* ref) { check(f.path, *ref, f.rule, w); }, f.ref);
   check_name(s.name, w);
@@ -607,6 +643,7 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
     w.fail("numerics.precision", "'fp32/fp16' is only available with solver lbm; use fp64 or fp32");
   }
   check_boundaries(s, w);
+  check_forcing(s, w);
 
   if (!(s.run.end_time > 0) && s.run.steps <= 0) {
     w.fail(w.has("run.end_time") ? "run.end_time" : "run.steps",

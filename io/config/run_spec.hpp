@@ -27,12 +27,23 @@ struct DomainSpec {
                                       ///< the loader normalises to one entry per dimension
 };
 
+/// Spectral forcing (a body force in the momentum equation; 2D: its curl in the vorticity equation).
+struct ForcingSpec {
+  std::string type = "none";    ///< none | kolmogorov (f = F sin(k_f y) x, 2D and 3D) | band_limited
+                                ///< (constant energy injection rate into the modes with k_a <= |k| <= k_b)
+  double amplitude = 1.0;       ///< kolmogorov: F [m/s^2]
+  double wavenumber = 4.0;      ///< kolmogorov: k_f [1/m], a whole multiple of 2 pi / L_y
+  double injection_rate = 0.1;  ///< band_limited: energy injection rate eps [m^2/s^3]
+  std::vector<double> band{0.5, 2.5};  ///< band_limited: [k_a, k_b] [1/m] of the forced shell
+};
+
 struct PhysicsSpec {
   double reynolds = 1000.0;          ///< Reynolds number Re = U L / nu with the reference velocity and length
   double velocity = 1.0;             ///< reference velocity U [m/s] (lid speed, TGV amplitude)
   double reference_length = 0.0;     ///< reference length L [m]; 0 = domain edge length along x
   double density = 1.0;              ///< reference density [kg/m^3]
   double drag = 0.0;                 ///< spectral: linear drag mu [1/s] of the term -mu u (0 = none)
+  ForcingSpec forcing{};             ///< spectral: body force (none by default)
   std::vector<double> body_force{};  ///< LBM: uniform body acceleration g [m/s^2], one entry per
                                      ///< dimension (empty = none); applied as the force density
                                      ///< density * g with Guo forcing (a uniform pressure gradient)
@@ -133,7 +144,8 @@ struct ParallelSpec {
 
 struct ValidationSpec {
   std::string reference = "none";  ///< none | ghia1982 | taylor_green | tgv_re1600 (3D spectral: the
-                                   ///< dissipation against the 512^3 DNS of the HiOCFD case C3.5)
+                                   ///< dissipation against the 512^3 DNS of the HiOCFD case C3.5) |
+                                   ///< kolmogorov (spectral: the laminar Kolmogorov flow from rest)
   std::string file = "";           ///< reference data file; "" = the case's shipped file
 };
 

@@ -74,12 +74,22 @@ void visit(DomainSpec& s, V& v) {
 }
 
 template <class V>
+void visit(ForcingSpec& s, V& v) {
+  v.field("type", s.type, one_of({"none", "kolmogorov", "band_limited"}));
+  v.field("amplitude", s.amplitude, above(0));
+  v.field("wavenumber", s.wavenumber, above(0));
+  v.field("injection_rate", s.injection_rate, above(0));
+  v.field("band", s.band, at_least(0));
+}
+
+template <class V>
 void visit(PhysicsSpec& s, V& v) {
   v.field("reynolds", s.reynolds, above(0));
   v.field("velocity", s.velocity, above(0));
   v.field("reference_length", s.reference_length, at_least(0));
   v.field("density", s.density, above(0));
   v.field("drag", s.drag, at_least(0));
+  v.section("forcing", s.forcing);
   v.field("body_force", s.body_force);
 }
 
@@ -175,7 +185,7 @@ void visit(ParallelSpec& s, V& v) {
 
 template <class V>
 void visit(ValidationSpec& s, V& v) {
-  v.field("reference", s.reference, one_of({"none", "ghia1982", "taylor_green", "tgv_re1600"}));
+  v.field("reference", s.reference, one_of({"none", "ghia1982", "taylor_green", "tgv_re1600", "kolmogorov"}));
   v.field("file", s.file);
 }
 

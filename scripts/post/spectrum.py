@@ -6,12 +6,16 @@ E(k_n) = (shell sum) / dk, so sum_n E(k_n) dk = <|u|^2> / 2, the kinetic energy 
 Shells beyond the inscribed sphere (|k| > k_max = pi N / L) hold only corner modes and are flagged
 `complete = 0`. The plot shows E(k) for k >= dk with a k^-3 (2D enstrophy cascade) or k^-5/3 (3D,
 Kolmogorov) reference slope through the peak.
+
+Spectral runs write the same spectrum, computed on the device from the spectral coefficients (same shells,
+same dk), into each field file as `energy_spectrum` with `wavenumber`: that dataset is used when present
+(the printout says `source: file`), else the spectrum is computed here from the velocity (`source: FFT`).
 """
 from pathlib import Path
 
 import numpy as np
 
-from .common import config_get, output_stem, report, run_dir_of, warn, write_csv
+from .common import PostError, config_get, output_stem, report, run_dir_of, warn, write_csv
 from .fields import open_field, pyplot
 
 
@@ -30,18 +34,25 @@ def energy_spectrum(vel, length):
     for c in range(dims):
         u_hat = np.fft.fftn(vel[..., c], axes=axes) / n_cells
         e += 0.5 * np.abs(u_hat) ** 2
+    shell, dk, k, modes, complete = shells(shape, lengths)
+    energy = np.bincount(shell.ravel(), weights=e.ravel(), minlength=k.size)
+    return k, energy / dk, modes, complete
+
+
+def shells(shape, lengths):
+    """Shell index of every mode of a grid `shape` (array order) on edges `lengths` (same order), and
+    (dk, k, modes per shell, whether the shell lies inside the inscribed sphere)."""
     k_axes = [2.0 * np.pi * np.fft.fftfreq(n, d=l / n) for n, l in zip(shape, lengths)]
     grids = np.meshgrid(*k_axes, indexing="ij")
     kmag = np.sqrt(sum(g**2 for g in grids))
     dk = 2.0 * np.pi / max(lengths)
     shell = np.rint(kmag / dk).astype(int)
     n_shells = shell.max() + 1
-    energy = np.bincount(shell.ravel(), weights=e.ravel(), minlength=n_shells)
     modes = np.bincount(shell.ravel(), minlength=n_shells)
     k = dk * np.arange(n_shells)
     k_max = min(np.pi * n / l for n, l in zip(shape, lengths))
     complete = (k <= k_max).astype(int)
-    return k, energy / dk, modes, complete
+    return shell, dk, k, modes, complete
 
 
 def run(args):
@@ -51,7 +62,16 @@ def run(args):
     if ff.config and not periodic:
         warn(f"{args.file}: the boundaries are not all periodic; the FFT treats the box as periodic anyway")
     vel = ff.read("velocity")
-    k, spec, modes, complete = energy_spectrum(vel, ff.length)
+    if {"energy_spectrum", "wavenumber"} <= set(ff.datasets()):
+        source = "file"
+        spec, k = ff.read("energy_spectrum"), ff.read("wavenumber")
+        shape = vel.shape[:-1]
+        _, _, k_geo, modes, complete = shells(shape, list(reversed(ff.length[: ff.dims])))
+        if k_geo.size != k.size or not np.allclose(k_geo, k):
+            raise PostError(f"{args.file}: its wavenumber dataset does not match the grid's shells")
+    else:
+        source = "FFT"
+        k, spec, modes, complete = energy_spectrum(vel, ff.length)
     dk = k[1] - k[0]
     kinetic = 0.5 * np.mean(np.sum(vel**2, axis=-1))
 
@@ -81,6 +101,6 @@ def run(args):
     plt.close(fig)
 
     print(f"spectrum: {args.file}: {ff.dims}D, dk = {dk:.6g} 1/m; peak at k = {k[peak]:.6g} (shell {peak}); "
-          f"sum E dk = {spec.sum() * dk:.6e}, <|u|^2>/2 = {kinetic:.6e}")
+          f"sum E dk = {spec.sum() * dk:.6e}, <|u|^2>/2 = {kinetic:.6e}; source: {source}")
     report(csv_path, png)
     return 0

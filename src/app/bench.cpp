@@ -5,47 +5,110 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
+#include <sstream>
 #include <vector>
 
 #include "app/lbm_case.hpp"
+#include "app/spectral_case.hpp"
 #include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "parallel/transpose.hpp"
 
 namespace eddy::app {
 using log::cat;
 
-double bench(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
-  if (spec.solver != "lbm") throw InputError("solver: eddy bench supports lbm in this version");
+namespace {
+
+/// Median, min and max of repeated timings.
+struct Spread {
+  std::vector<double> values;
+  double median = 0, min = 0, max = 0;
+  explicit Spread(std::vector<double> v) : values(std::move(v)) {
+    std::vector<double> s = values;
+    std::sort(s.begin(), s.end());
+    median = s[s.size() / 2], min = s.front(), max = s.back();
+  }
+};
+
+/// The one timing loop of eddy bench: `warmup` calls, then `repeats` times `steps` calls, each repetition
+/// fenced on the device and barrier-synchronised over the ranks before and after. Seconds per repetition.
+std::vector<double> time_repeats(long warmup, long steps, int repeats, const std::function<void()>& step,
+                                 const parallel::Comm& comm) {
+  for (long k = 0; k < warmup; ++k) step();
+  std::vector<double> seconds;
+  for (int r = 0; r < repeats; ++r) {
+    backend::fence();
+    comm.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long k = 0; k < steps; ++k) step();
+    backend::fence();
+    comm.barrier();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return seconds;
+}
+
+/// Steps per repetition: --steps, else about 1e9 point updates (at least 10).
+long default_steps(const BenchOptions& opt, double points) {
+  return opt.steps > 0 ? opt.steps : std::max(10L, static_cast<long>(1e9 / points));
+}
+
+std::string json_list(const std::vector<double>& v) {
+  std::ostringstream o;
+  o << "[";
+  for (std::size_t k = 0; k < v.size(); ++k) o << (k ? ", " : "") << v[k];
+  o << "]";
+  return o.str();
+}
+
+/// The JSON file: the fields every bench writes, then the solver's own (`"key": value` lines, no
+/// trailing comma).
+void write_json(const BenchOptions& opt, const config::RunSpec& spec, const parallel::Comm& comm,
+                const std::vector<std::string>& own) {
+  if (opt.json.empty() || !comm.root()) return;
+  std::ofstream j(opt.json);
+  if (!j) throw InputError(opt.json + ": cannot write the bench JSON (--json)");
+  const backend::DeviceInfo dev = backend::device_info();
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  j << "{\n  \"name\": \"" << spec.name << "\",\n  \"date\": \"" << date << "\",\n  \"eddy_version\": \""
+    << EDDY_VERSION << "\",\n  \"backend\": \"" << dev.backend << "\",\n  \"device\": \"" << dev.name
+    << "\",\n  \"ranks\": " << comm.size() << ",\n  \"solver\": \"" << spec.solver
+    << "\",\n  \"precision\": \"" << spec.numerics.precision << "\",\n  \"comm\": \"" << spec.parallel.comm
+    << "\"";
+  for (const std::string& line : own) j << ",\n  " << line;
+  j << "\n}\n";
+}
+
+template <class T>
+std::string kv(const char* key, const T& v) {
+  std::ostringstream o;
+  o << "\"" << key << "\": " << v;
+  return o.str();
+}
+std::string kv_text(const char* key, const std::string& v) { return cat("\"", key, "\": \"", v, "\""); }
+
+double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   const LbmCase c = make_lbm_case(spec, comm);
   auto solver = lbm::make_solver(c.setup);
   solver->initialize(initial_condition(spec, c));
   const double cells = double(c.block.global_cells());
-  long steps = opt.steps > 0 ? opt.steps : std::max(10L, static_cast<long>(1e9 / cells));
+  long steps = default_steps(opt, cells);
   steps += steps % 2;  // whole AA pairs, so every repetition does the same work
-
-  const backend::DeviceInfo dev = backend::device_info();
   const double copy_gbs = backend::copy_bandwidth(std::size_t(1) << 30, 5);
 
-  for (long k = 0; k < std::max(2L, steps / 5 + steps / 5 % 2); ++k) solver->step();  // warm-up
+  const std::vector<double> seconds = time_repeats(
+      std::max(2L, steps / 5 + steps / 5 % 2), steps, opt.repeats, [&] { solver->step(); }, comm);
   std::vector<double> mlups;
-  for (int r = 0; r < opt.repeats; ++r) {
-    backend::fence();
-    comm.barrier();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (long k = 0; k < steps; ++k) solver->step();
-    backend::fence();
-    comm.barrier();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    mlups.push_back(cells * double(steps) / s / 1e6);
-  }
+  for (double s : seconds) mlups.push_back(cells * double(steps) / s / 1e6);
   const lbm::Stats st = solver->stats();
   if (st.nonfinite > 0) throw NumericalError("eddy bench: the benchmarked state went non-finite");
-  std::vector<double> sorted = mlups;
-  std::sort(sorted.begin(), sorted.end());
-  const double med = sorted[sorted.size() / 2];
+  const Spread m(mlups);
   const double bpc = solver->bytes_per_cell_step();
-  const double gbs = med * 1e6 * bpc / 1e9;
+  const double gbs = m.median * 1e6 * bpc / 1e9;
   const double fraction = gbs / (copy_gbs * comm.size());  // against every rank's device
   char line[400];
   std::snprintf(
@@ -54,32 +117,70 @@ double bench(const config::RunSpec& spec, const BenchOptions& opt, const paralle
       "%.0f B/cell/step -> %.1f GB/s = %.1f%% of the measured copy bandwidth (%.1f GB/s per device x %d)",
       spec.name.c_str(), c.setup.lattice.c_str(), c.setup.collision.c_str(),
       c.setup.smagorinsky > 0 ? "+smagorinsky" : "", spec.numerics.precision.c_str(), cells, steps,
-      opt.repeats, med, sorted.front(), sorted.back(), bpc, gbs, 100.0 * fraction, copy_gbs, comm.size());
+      opt.repeats, m.median, m.min, m.max, bpc, gbs, 100.0 * fraction, copy_gbs, comm.size());
   log::info(line);
+  write_json(opt, spec, comm,
+             {kv_text("lattice", c.setup.lattice), kv_text("collision", c.setup.collision),
+              kv("smagorinsky", c.setup.smagorinsky), kv("cells", static_cast<long long>(cells)),
+              kv_text("decomposition", c.decomposition.describe()), kv_text("transport", c.exchanger->name()),
+              kv("steps", steps), kv("mlups", json_list(mlups)), kv("mlups_median", m.median),
+              kv("mlups_min", m.min), kv("mlups_max", m.max), kv("bytes_per_cell_step", bpc),
+              kv("bandwidth_gbs", gbs), kv("copy_bandwidth_gbs", copy_gbs),
+              kv("bandwidth_fraction", fraction), kv("bytes_allocated", solver->bytes_allocated())});
+  return m.median;
+}
 
-  if (!opt.json.empty() && comm.root()) {
-    std::ofstream j(opt.json);
-    if (!j) throw InputError(opt.json + ": cannot write the bench JSON (--json)");
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    j << "{\n  \"name\": \"" << spec.name << "\",\n  \"date\": \"" << date << "\",\n  \"eddy_version\": \""
-      << EDDY_VERSION << "\",\n  \"backend\": \"" << dev.backend << "\",\n  \"device\": \"" << dev.name
-      << "\",\n  \"ranks\": " << comm.size() << ",\n  \"lattice\": \"" << c.setup.lattice
-      << "\",\n  \"collision\": \"" << c.setup.collision << "\",\n  \"smagorinsky\": " << c.setup.smagorinsky
-      << ",\n  \"precision\": \"" << spec.numerics.precision
-      << "\",\n  \"cells\": " << static_cast<long long>(cells) << ",\n  \"comm\": \"" << spec.parallel.comm
-      << "\",\n  \"transport\": \"" << c.exchanger->name() << "\",\n  \"decomposition\": \""
-      << c.decomposition.describe() << "\""
-      << ",\n  \"steps\": " << steps << ",\n  \"mlups\": [";
-    for (std::size_t k = 0; k < mlups.size(); ++k) j << (k ? ", " : "") << mlups[k];
-    j << "],\n  \"mlups_median\": " << med << ",\n  \"mlups_min\": " << sorted.front()
-      << ",\n  \"mlups_max\": " << sorted.back() << ",\n  \"bytes_per_cell_step\": " << bpc
-      << ",\n  \"bandwidth_gbs\": " << gbs << ",\n  \"copy_bandwidth_gbs\": " << copy_gbs
-      << ",\n  \"bandwidth_fraction\": " << fraction
-      << ",\n  \"bytes_allocated\": " << solver->bytes_allocated() << "\n}\n";
-  }
-  return med;
+/// The spectral step against its FFT floor: the same number of forward and backward transforms, timed
+/// alone in the same process on the same buffers (DESIGN §5).
+double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
+  const SpectralCase c = make_spectral_case(spec, comm);
+  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
+  auto solver = spectral::make_solver(c.setup, *exchange);
+  initialize(*solver, spec, c);
+  const double dt = time_step(spec, c, solver->stats());
+  const double points = double(solver->grid().total_points());
+  const long steps = default_steps(opt, points), warmup = std::max(2L, steps / 5);
+
+  const std::vector<double> step_s = time_repeats(
+      warmup, steps, opt.repeats, [&] { solver->step(dt); }, comm);
+  const spectral::Stats st = solver->stats();
+  if (st.nonfinite > 0) throw NumericalError("eddy bench: the benchmarked state went non-finite");
+  solver->transforms_of_step(true);
+  const std::vector<double> fft_s = time_repeats(
+      warmup, steps, opt.repeats, [&] { solver->transforms_of_step(false); }, comm);
+  std::vector<double> ms, fft_ms;
+  for (double s : step_s) ms.push_back(1e3 * s / double(steps));
+  for (double s : fft_s) fft_ms.push_back(1e3 * s / double(steps));
+  const Spread m(ms), f(fft_ms);
+  const double ratio = m.median / f.median;
+  const int transforms = solver->transforms_per_step();
+  const spectral::Setup& s = c.setup;
+  const std::string grid =
+      s.dims == 3 ? cat(s.cells[0], "x", s.cells[1], "x", s.cells[2]) : cat(s.cells[0], "x", s.cells[1]);
+  log::info(cat("bench ", spec.name, ": spectral ", s.dims, "D ", grid, " ", s.stepper, " ",
+                spec.numerics.precision, " ", s.dealiasing, ", ", comm.size(), " rank(s), ", steps,
+                " steps x ", opt.repeats, ": ms/step median ", m.median, " (min ", m.min, ", max ", m.max,
+                "); FFT floor (", transforms, " transforms per step alone) ", f.median, " ms (min ", f.min,
+                ", max ", f.max, "); step / FFT floor = ", ratio, "; ", points * 1e-3 / m.median,
+                " million points/s"));
+  write_json(
+      opt, spec, comm,
+      {kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
+       kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
+       kv("points", static_cast<long long>(points)), kv("steps", steps), kv("ms_per_step", json_list(ms)),
+       kv("ms_per_step_median", m.median), kv("ms_per_step_min", m.min), kv("ms_per_step_max", m.max),
+       kv("transforms_per_step", transforms), kv("fft_ms_per_step", json_list(fft_ms)),
+       kv("fft_ms_per_step_median", f.median), kv("fft_ms_per_step_min", f.min),
+       kv("fft_ms_per_step_max", f.max), kv("step_over_fft", ratio),
+       kv("million_points_per_s", points * 1e-3 / m.median),
+       kv("bytes_allocated", solver->bytes_allocated())});
+  return m.median;
+}
+
+}  // namespace
+
+double bench(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
+  return spec.solver == "spectral" ? bench_spectral(spec, opt, comm) : bench_lbm(spec, opt, comm);
 }
 
 }  // namespace eddy::app

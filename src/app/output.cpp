@@ -70,19 +70,20 @@ void RunOutput::diagnostics(long step, double time, const std::vector<double>& v
 void RunOutput::write_failed_fields(long step, double time, const FieldGrid& grid,
                                     const std::vector<FieldData>& fields) {
   write_file(dir_ / "fields" / io::step_file_name("FAILED_" + spec_.name, step, ".h5"), step, time, grid,
-             fields);
+             fields, {});
 }
 
 void RunOutput::write_fields(long step, double time, const FieldGrid& grid,
-                             const std::vector<FieldData>& fields) {
+                             const std::vector<FieldData>& fields, const std::vector<GlobalData>& globals) {
   const fs::path h5 = dir_ / "fields" / io::step_file_name(spec_.name, step, ".h5");
-  io::XdmfGrid x = write_file(h5, step, time, grid, fields);
+  io::XdmfGrid x = write_file(h5, step, time, grid, fields, globals);
   io::write_xdmf((dir_ / "fields" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);
   series_->add(x);
 }
 
 io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, const FieldGrid& grid,
-                                   const std::vector<FieldData>& fields) {
+                                   const std::vector<FieldData>& fields,
+                                   const std::vector<GlobalData>& globals) {
   const io::Block& b = grid.block;
   io::FieldFile f = io::FieldFile::create(h5.string(), b, comm_);
   f.set_attribute("solver", spec_.solver);
@@ -100,6 +101,10 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
     else
       f.write_scalar(d.name, d.data);
     if (!d.units.empty()) f.set_dataset_attribute(d.name, "units", d.units);
+  }
+  for (const GlobalData& g : globals) {
+    f.write_global(g.name, g.values);
+    if (!g.units.empty()) f.set_dataset_attribute(g.name, "units", g.units);
   }
   std::vector<double> xyz[3];
   for (int d = 0; d < b.dims; ++d)

@@ -34,6 +34,13 @@ struct FieldData {
   std::string units;  ///< stored as the dataset's `units` attribute
 };
 
+/// A small array written whole beside the fields (e.g. the energy spectrum), the same on every rank.
+struct GlobalData {
+  std::string name;
+  std::vector<double> values;
+  std::string units;  ///< stored as the dataset's `units` attribute
+};
+
 /// Geometry of the field files: the global grid, this rank's box and the cell size.
 struct FieldGrid {
   io::Block block;
@@ -59,7 +66,9 @@ class RunOutput {
   void diagnostics(long step, double time, const std::vector<double>& values);
 
   /// Write fields/<name>_<step>.h5 with the standard attributes, its .xmf, and extend fields.xmf.
-  void write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields);
+  /// `globals` are written as 1D datasets beside them.
+  void write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields,
+                    const std::vector<GlobalData>& globals = {});
   /// The fields of a failed run: fields/FAILED_<name>_<step>.h5, not part of the time series.
   void write_failed_fields(long step, double time, const FieldGrid& grid,
                            const std::vector<FieldData>& fields);
@@ -69,7 +78,7 @@ class RunOutput {
 
  private:
   io::XdmfGrid write_file(const std::filesystem::path& h5, long step, double time, const FieldGrid& grid,
-                          const std::vector<FieldData>& fields);
+                          const std::vector<FieldData>& fields, const std::vector<GlobalData>& globals);
   const config::RunSpec& spec_;
   parallel::Comm comm_;
   std::filesystem::path dir_;

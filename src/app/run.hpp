@@ -28,6 +28,9 @@ struct RunResult {
   std::optional<GhiaComparison> ghia;       ///< when validation.reference is ghia1982
   double taylor_green_error = -1.0;         ///< when validation.reference is taylor_green (2D): relative L2
                                             ///< error of the velocity against the exact solution
+  double kolmogorov_error = -1.0;           ///< when validation.reference is kolmogorov (spectral): relative
+                                            ///< L2 error against the laminar profile at the final time
+  std::vector<double> diagnostics;          ///< spectral: the last diagnostics.csv row after step,time
   std::vector<double> velocity;             ///< final velocity [m/s], interior cells of rank 0's block,
                                             ///< x fastest, `dims` components (for tests and validation)
   double ms_per_step = 0.0;                 ///< wall-clock milliseconds per time step, whole run (spectral)

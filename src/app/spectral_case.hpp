@@ -1,6 +1,6 @@
 #pragma once
-/// What a spectral run derives from the config (app/spectral_run.cpp), shared by `eddy run` and
-/// `eddy optimize`.
+/// The spectral case a RunSpec describes: the solver setup, its slab decomposition, the initial condition
+/// and the time step (shared by `eddy run`, `eddy bench` and `eddy optimize`).
 #include "core/types.hpp"
 #include "io/config/run_spec.hpp"
 #include "parallel/comm.hpp"
@@ -9,6 +9,7 @@
 
 namespace eddy::app {
 
+/// Everything the spectral run derives from the config.
 struct SpectralCase {
   spectral::Setup setup;
   parallel::Decomposition slabs;  ///< physical-space slabs: whole x-y planes (2D: x rows) per rank
@@ -17,7 +18,15 @@ struct SpectralCase {
   double max_cfl = 0.0;
 };
 
-/// The solver setup, slabs and limits of a spectral config; InputError naming the key when they are bad.
+/// Setup and decomposition from the config (InputError for what the solver cannot do, before anything is
+/// written). Collective.
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm);
+
+/// Set the configured initial condition.
+void initialize(spectral::Solver& solver, const config::RunSpec& spec, const SpectralCase& c);
+
+/// The time step: numerics.dt, or numerics.cfl over the initial velocity (then, with an end time, shortened
+/// so that a whole number of steps reaches it). Refuses a CFL above the stepper's limit.
+double time_step(const config::RunSpec& spec, const SpectralCase& c, const spectral::Stats& s0);
 
 }  // namespace eddy::app

@@ -62,6 +62,16 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
   s.hyperviscosity = spec.numerics.hyperviscosity;
   s.hyperviscosity_order = static_cast<int>(spec.numerics.hyperviscosity_order);
   s.drag = spec.physics.drag;
+  const config::ForcingSpec& f = spec.physics.forcing;
+  if (f.type == "kolmogorov") {
+    s.forcing.kind = spectral::Forcing::kolmogorov;
+    s.forcing.amplitude = f.amplitude;
+    s.forcing.mode = static_cast<index_t>(std::lround(f.wavenumber * s.length[1] / (2 * M_PI)));
+  } else if (f.type == "band_limited") {
+    s.forcing.kind = spectral::Forcing::band_limited;
+    s.forcing.rate = f.injection_rate;
+    s.forcing.band[0] = f.band[0], s.forcing.band[1] = f.band[1];
+  }
   c.velocity = spec.initial.amplitude > 0 ? spec.initial.amplitude : spec.physics.velocity;
   c.max_cfl =
       spec.numerics.max_cfl > 0 ? spec.numerics.max_cfl : spectral::cfl_limit(s.stepper, s.dealiasing);
@@ -75,8 +85,6 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
   }
   return c;
 }
-
-namespace {
 
 /// The configured initial condition.
 void initialize(spectral::Solver& solver, const config::RunSpec& spec, const SpectralCase& c) {
@@ -130,6 +138,8 @@ double time_step(const config::RunSpec& spec, const SpectralCase& c, const spect
   return dt;
 }
 
+namespace {
+
 /// The spectral state as a block of the global array [a][b][c] (x = c fastest, y = b, z = a): checkpoints
 /// store it so, and any rank count reads its own rows back.
 io::Block state_block(const spectral::Grid& g) {
@@ -180,7 +190,15 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     dt = restart.step > 0 ? restart.time / double(restart.step) : time_step(spec, c, solver->stats());
   } else {
     initialize(*solver, spec, c);
-    dt = time_step(spec, c, solver->stats());
+    const spectral::Stats s0 = solver->stats();
+    if (s.forcing.kind == spectral::Forcing::band_limited && !(s0.band_energy > 0))
+      throw InputError(
+          cat("physics.forcing.band: the initial field has no energy in the band [", s.forcing.band[0], ", ",
+              s.forcing.band[1],
+              "] 1/m, and the band_limited force is proportional to it; use an initial.type with "
+              "energy there (e.g. random_spectrum with initial.peak_wavenumber inside the band) or "
+              "a band that holds kept modes"));
+    dt = time_step(spec, c, s0);
   }
 
   RunOutput out(spec, opt, comm);
@@ -219,6 +237,12 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     return std::vector<FieldData>{{"velocity", vel.data(), s.dims, "m/s"},
                                   {"vorticity", vort.data(), s.dims == 3 ? 3 : 0, "1/s"}};
   };
+  // The shell-averaged energy spectrum beside the fields: sum(energy_spectrum) * dk = kinetic energy.
+  auto spectrum_data = [&] {
+    spectral::Spectrum sp = solver->spectrum();
+    return std::vector<GlobalData>{{"wavenumber", std::move(sp.k), "1/m"},
+                                   {"energy_spectrum", std::move(sp.energy), "m^3/s^2"}};
+  };
 
   // Health: NaN/Inf, or a CFL number past the stepper's limit, stops the run (exit 3) after writing the
   // fields as FAILED_<name>_<step>.h5.
@@ -238,9 +262,18 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   };
 
   // Diagnostics (DESIGN §5 conventions) and the progress line.
-  out.open_diagnostics(
-      {"kinetic_energy", "enstrophy", "dissipation", "minus_dEdt", "max_velocity", "cfl", "ms_per_step"});
+  // 3D adds the small-scale statistics of isotropic turbulence: Taylor-scale Reynolds number
+  // Re_lambda = u' lambda / nu with u' = sqrt(2E/3), lambda = sqrt(15 nu u'^2 / eps) (Pope 2000, Eq. 6.64);
+  // the velocity-derivative skewness averaged over x, y, z; and k_max eta, eta = (nu^3 / eps)^(1/4), k_max
+  // the largest wave number the dealiasing keeps along an axis.
+  std::vector<std::string> columns{"kinetic_energy", "enstrophy", "dissipation", "minus_dEdt",
+                                   "max_velocity",   "cfl",       "ms_per_step", "injection"};
+  if (s.dims == 3) columns.insert(columns.end(), {"re_lambda", "skewness", "kmax_eta"});
+  out.open_diagnostics(columns);
+  const double k_max = s.dealiasing == "phase_shift" ? g.kf[0] * std::sqrt(2.0) / 3.0 * double(g.n[0])
+                                                     : g.kf[0] * double(g.kmax[0]);
   std::vector<double> series_t, series_eps, series_e;
+  std::vector<double> last_row;
   double last_wall = 0.0, last_e = 0.0, last_t = 0.0;
   long last_step = -1;
   auto diagnostics = [&](const sim::Clock& clk) {
@@ -254,8 +287,17 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                                   ? (last_e - st.kinetic_energy) / (clk.time - last_t)
                                   : std::numeric_limits<double>::quiet_NaN();
     last_wall = step_s, last_step = clk.step, last_e = st.kinetic_energy, last_t = clk.time;
-    out.diagnostics(clk.step, clk.time,
-                    {st.kinetic_energy, st.enstrophy, st.dissipation, minus_dedt, st.max_velocity, cfl, ms});
+    std::vector<double> row{
+        st.kinetic_energy, st.enstrophy, st.dissipation, minus_dedt, st.max_velocity, cfl, ms, st.injection};
+    if (s.dims == 3) {
+      const double u2 = 2.0 * st.kinetic_energy / 3.0, eps = st.dissipation;
+      const double lambda = eps > 0 ? std::sqrt(15.0 * s.nu * u2 / eps) : 0.0;
+      const double eta = eps > 0 ? std::pow(s.nu * s.nu * s.nu / eps, 0.25) : 0.0;
+      row.insert(row.end(), {s.nu > 0 ? std::sqrt(u2) * lambda / s.nu : 0.0,
+                             solver->gradient_moments().skewness(), k_max * eta});
+    }
+    out.diagnostics(clk.step, clk.time, row);
+    last_row = row;
     series_t.push_back(clk.time), series_eps.push_back(st.dissipation), series_e.push_back(st.kinetic_energy);
     std::string eta;
     if (planned > 0 && clk.step > restart.step)
@@ -271,7 +313,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   simulation.add("health", Schedule{spec.run.check_every, 0.0}, [&](const sim::Clock& clk) { health(clk); });
 
   auto write_fields = [&](const sim::Clock& clk) {
-    out.write_fields(clk.step, clk.time, grid, field_data());
+    out.write_fields(clk.step, clk.time, grid, field_data(), spectrum_data());
   };
   if (spec.output.fields.every.enabled() || spec.output.fields.at_end)
     simulation.add("fields", spec.output.fields.every, write_fields, spec.output.fields.at_end);
@@ -291,6 +333,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   RunResult r = run_to_end(simulation, spec, out, restart.step, !restart_path.empty(), write_checkpoint,
                            double(points), false);
   const sim::Clock& clk = simulation.clock();
+  r.diagnostics = last_row;
   if (r.interrupted) return r;
 
   solver->velocity(vel);
@@ -306,6 +349,30 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     r.taylor_green_error = comm.max(e);
     log::info(cat("Taylor-Green vortex: relative L2 error of the velocity against the exact solution at t = ",
                   clk.time, " s: ", r.taylor_green_error));
+  } else if (spec.validation.reference == "kolmogorov") {
+    // From rest, u = U(t) sin(k_f y) x with U(t) = F / lambda (1 - exp(-lambda t)), lambda = nu k_f^2 + mu
+    // (+ hyperviscosity): the advection term of a parallel shear flow vanishes identically.
+    const double kf = g.kf[1] * double(s.forcing.mode), k2 = kf * kf;
+    const double lambda = s.nu * k2 + s.hyperviscosity * std::pow(k2, s.hyperviscosity_order) + s.drag;
+    const double amp = s.forcing.amplitude / lambda * (1.0 - std::exp(-lambda * clk.time));
+    double e = -1.0;
+    if (comm.root()) {
+      double e2 = 0, n2 = 0;
+      const auto nx = static_cast<std::size_t>(s.cells[0]), ny = static_cast<std::size_t>(s.cells[1]);
+      for (std::size_t i = 0; i < r.velocity.size() / static_cast<std::size_t>(s.dims); ++i) {
+        const std::size_t y = i / nx % ny;
+        const double exact = amp * std::sin(kf * (double(y) + 0.5) * c.dx[1]);
+        for (int d = 0; d < s.dims; ++d) {
+          const double v = r.velocity[i * static_cast<std::size_t>(s.dims) + static_cast<std::size_t>(d)];
+          const double ref = d == 0 ? exact : 0.0;
+          e2 += (v - ref) * (v - ref), n2 += ref * ref;
+        }
+      }
+      e = std::sqrt(e2 / n2);
+    }
+    r.kolmogorov_error = comm.max(e);
+    log::info(cat("Kolmogorov flow: relative L2 error of the velocity against the laminar profile ", amp,
+                  " sin(", kf, " y) m/s at t = ", clk.time, " s: ", r.kolmogorov_error));
   } else if (spec.validation.reference == "tgv_re1600") {
     const std::string file = spec.validation.file.empty() ? cases::default_tgv_file() : spec.validation.file;
     r.tgv = cases::compare_tgv(series_t, series_eps, series_e, s.nu, cases::TgvReference::read(file));

@@ -39,7 +39,7 @@ void launch_adjoint_inputs(const Grid& g, const C* w, const C* y, C* out, index_
 }
 
 void launch_nonlinear_finish(const Grid& g, const C* raw, double scale, C* n) {
-  const Rhs2d<double> rhs{raw, scale, false};
+  const Rhs2d<double> rhs{raw, scale, false, {}};  // unforced: eddy optimize refuses forcing
   backend::parallel_for("adjoint::nonlinear_finish", g.modes(),
                         [=] EDDY_DEVICE(index_t m) { rhs(m, Mode<double>::at(g, m), g, n + m); });
 }

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "backend/fft.hpp"
+#include "spectral/forcing_k.hpp"
 #include "spectral/grid.hpp"
 
 namespace eddy::spectral {
@@ -57,19 +58,21 @@ EDDY_HD EDDY_INLINE void advection_2d(index_t i, T* p, index_t rs) {
 }
 
 /// The nonlinear term of the 2D vorticity equation from raw = FFT(u.grad omega) (unnormalised):
-/// -raw / N inside the 2/3 mask; the mean (k = 0) stays exactly zero.
+/// -raw / N inside the 2/3 mask, plus the force; the mean (k = 0) stays exactly zero.
 template <class T>
 struct Rhs2d {
   static constexpr int comps = 1;
   const Complex<T>* raw;
   T scale;       ///< 1 / N
   bool shifted;  ///< products formed on the shifted grid
+  ForceTerm<T> force;
   EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
     if (!md.kept || md.k2 == T(0)) {
       n[0] = {T(0), T(0)};
       return;
     }
     n[0] = (-scale) * (shifted ? raw[m] * md.shift(g, -1) : raw[m]);
+    force.template add<1>(m, md, g, n);
   }
 };
 
@@ -120,7 +123,7 @@ EDDY_HD EDDY_INLINE void project_3d(const Mode<T>& md, const Complex<T>* f, T s,
 }
 
 /// The nonlinear term of the 3D velocity equation from raw = FFT(u x omega) (unnormalised, 3 fields).
-/// Momentum is conserved exactly: the mean stays as it is.
+/// Momentum is conserved exactly: the mean stays as it is. The force (divergence-free) is added after.
 template <class T>
 struct Rhs3d {
   static constexpr int comps = 3;
@@ -128,6 +131,7 @@ struct Rhs3d {
   index_t cs;
   T scale;       ///< 1 / N
   bool shifted;  ///< products formed on the shifted grid
+  ForceTerm<T> force;
   EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
     Complex<T> f[3] = {raw[m], raw[m + cs], raw[m + 2 * cs]};
     if (shifted && md.kept) {
@@ -135,41 +139,63 @@ struct Rhs3d {
       for (Complex<T>& c : f) c = c * back;
     }
     project_3d(md, f, scale, false, n);
+    force.template add<3>(m, md, g, n);
   }
 };
 
 // ------------------------------------------------------------------------------------------- diagnostics
 
 /// Sums over the spectrum (volume averages, by Parseval): kinetic energy <|u|^2>/2, enstrophy
-/// <|omega|^2>/2, and the energy loss rate of the linear terms sum 2 L(k) E_k.
+/// <|omega|^2>/2, the energy loss rate of the linear terms sum 2 L(k) E_k, the energy of the forced band
+/// and the power of a fixed (Kolmogorov) force.
 /// (Aggregates without member initialisers: GPU reductions keep them in shared memory.)
 struct SpectralSums {
-  double energy, enstrophy, loss;
+  double energy, enstrophy, loss, band, power;
 };
 struct SpectralSumsOp {
   EDDY_HD SpectralSums operator()(const SpectralSums& a, const SpectralSums& b) const {
-    return {a.energy + b.energy, a.enstrophy + b.enstrophy, a.loss + b.loss};
+    return {a.energy + b.energy, a.enstrophy + b.enstrophy, a.loss + b.loss, a.band + b.band,
+            a.power + b.power};
   }
 };
 
+/// Energy of local mode m of the state (2D: omega; 3D: u), Hermitian weight included.
+template <class T>
+EDDY_HD EDDY_INLINE double mode_energy(const Mode<T>& md, int dims, const Complex<T>* s, index_t m,
+                                       index_t cs) {
+  const double w = md.weight;
+  if (dims == 2) return md.k2 > T(0) ? 0.5 * w * double(backend::norm2(s[m])) / double(md.k2) : 0.0;
+  return 0.5 * w *
+         (double(backend::norm2(s[m])) + double(backend::norm2(s[m + cs])) +
+          double(backend::norm2(s[m + 2 * cs])));
+}
+
+/// Energy of local mode m if the force's band holds it (and the 2/3 mask keeps it), else 0.
+template <class T>
+EDDY_HD EDDY_INLINE double band_energy(const Mode<T>& md, int dims, const Complex<T>* s, index_t m,
+                                       index_t cs, const Forcing& f) {
+  return md.kept && f.in_band(double(md.k2)) ? mode_energy(md, dims, s, m, cs) : 0.0;
+}
+
 /// Contribution of local mode m of the state (2D: omega; 3D: u).
 template <class T>
-EDDY_HD EDDY_INLINE SpectralSums spectral_sums(const Mode<T>& md, int dims, const Complex<T>* s, index_t m,
-                                               index_t cs, const Linear<T>& lin) {
+EDDY_HD EDDY_INLINE SpectralSums spectral_sums(const Mode<T>& md, const Grid& g, const Complex<T>* s,
+                                               index_t m, index_t cs, const Linear<T>& lin,
+                                               const Forcing& f) {
+  const int dims = g.dims;
   const double w = md.weight;
-  double e = 0, z = 0;
+  const double e = mode_energy(md, dims, s, m, cs);
+  double z = 0;
   if (dims == 2) {
-    const double a2 = double(backend::norm2(s[m]));
-    z = 0.5 * w * a2;
-    e = md.k2 > T(0) ? 0.5 * w * a2 / double(md.k2) : 0.0;
+    z = 0.5 * w * double(backend::norm2(s[m]));
   } else {
     const Complex<T> ux = s[m], uy = s[m + cs], uz = s[m + 2 * cs];
-    e = 0.5 * w * (double(backend::norm2(ux)) + double(backend::norm2(uy)) + double(backend::norm2(uz)));
     const Complex<T> wx = md.k[1] * uz - md.k[2] * uy, wy = md.k[2] * ux - md.k[0] * uz,
                      wz = md.k[0] * uy - md.k[1] * ux;  // omega / i
     z = 0.5 * w * (double(backend::norm2(wx)) + double(backend::norm2(wy)) + double(backend::norm2(wz)));
   }
-  return {e, z, 2.0 * double(lin(md.k2)) * e};
+  return {e, z, 2.0 * double(lin(md.k2)) * e, band_energy(md, dims, s, m, cs, f),
+          kolmogorov_power(f, g, md, s, m, cs)};
 }
 
 /// Maxima over physical points: |u|, |u_x|, |u_y|, |u_z|, and the count of non-finite values.

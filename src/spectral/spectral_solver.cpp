@@ -120,11 +120,79 @@ void launch_interleave(const Grid& g, Complex<T>* fields, index_t cs, int comps,
 }
 
 template <class T>
-SpectralSums reduce_spectral_sums(const Grid& g, const Complex<T>* s, index_t cs, const Linear<T>& lin) {
+SpectralSums reduce_spectral_sums(const Grid& g, const Complex<T>* s, index_t cs, const Linear<T>& lin,
+                                  const Forcing& f) {
   return backend::parallel_reduce(
-      "spectral::spectral_sums", g.modes(), SpectralSums{0, 0, 0},
-      [=] EDDY_DEVICE(index_t m) { return spectral_sums(Mode<T>::at(g, m), g.dims, s, m, cs, lin); },
+      "spectral::spectral_sums", g.modes(), SpectralSums{0, 0, 0, 0, 0},
+      [=] EDDY_DEVICE(index_t m) { return spectral_sums(Mode<T>::at(g, m), g, s, m, cs, lin, f); },
       SpectralSumsOp{});
+}
+
+struct SumOp {
+  EDDY_HD double operator()(double a, double b) const { return a + b; }
+};
+
+template <class T>
+double reduce_band_energy(const Grid& g, const Complex<T>* s, index_t cs, const Forcing& f) {
+  return backend::parallel_reduce(
+      "spectral::band_energy", g.modes(), 0.0,
+      [=] EDDY_DEVICE(index_t m) { return band_energy(Mode<T>::at(g, m), g.dims, s, m, cs, f); }, SumOp{});
+}
+
+/// Shell sums of the energy without atomics, reproducibly: lane l sums the modes l, l + lanes, .. into its
+/// own column of part[shell][lane] (coalesced on GPUs), then each shell adds its lanes in order.
+template <class T>
+void launch_spectrum(const Grid& g, const Complex<T>* s, index_t cs, double dk, index_t lanes, index_t shells,
+                     double* part, double* out) {
+  const index_t modes = g.modes();
+  backend::parallel_for("spectral::spectrum_lanes", lanes, [=] EDDY_DEVICE(index_t l) {
+    for (index_t j = 0; j < shells; ++j) part[j * lanes + l] = 0.0;
+    for (index_t m = l; m < modes; m += lanes) {
+      const Mode<T> md = Mode<T>::at(g, m);
+      const double kx = g.kf[0] * double(md.ix), ky = g.kf[1] * double(md.iy), kz = g.kf[2] * double(md.iz);
+      const auto j = static_cast<index_t>(std::sqrt(kx * kx + ky * ky + kz * kz) / dk + 0.5);
+      if (j < shells) part[j * lanes + l] += mode_energy(md, g.dims, s, m, cs);
+    }
+  });
+  backend::parallel_for("spectral::spectrum_shells", shells, [=] EDDY_DEVICE(index_t j) {
+    double e = 0.0;
+    for (index_t l = 0; l < lanes; ++l) e += part[j * lanes + l];
+    out[j] = e / dk;
+  });
+}
+
+template <class T>
+void launch_longitudinal_gradients_3d(const Grid& g, const Complex<T>* u, Complex<T>* out, index_t cs) {
+  backend::parallel_for("spectral::longitudinal_gradients_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    const Mode<T> md = Mode<T>::at(g, m);
+    for (int d = 0; d < 3; ++d) out[m + d * cs] = times_i(md.k[d] * u[m + d * cs]);
+  });
+}
+
+struct MomentSums {
+  double m2[3], m3[3];
+};
+struct MomentSumsOp {
+  EDDY_HD MomentSums operator()(const MomentSums& a, const MomentSums& b) const {
+    MomentSums r;
+    for (int d = 0; d < 3; ++d) r.m2[d] = a.m2[d] + b.m2[d], r.m3[d] = a.m3[d] + b.m3[d];
+    return r;
+  }
+};
+
+template <class T>
+MomentSums reduce_moments(const Grid& g, const T* p, index_t rs) {
+  return backend::parallel_reduce(
+      "spectral::gradient_moments", g.points(), MomentSums{{0, 0, 0}, {0, 0, 0}},
+      [=] EDDY_DEVICE(index_t i) {
+        MomentSums r;
+        for (int d = 0; d < 3; ++d) {
+          const double v = double(p[i + d * rs]);
+          r.m2[d] = v * v, r.m3[d] = v * v * v;
+        }
+        return r;
+      },
+      MomentSumsOp{});
 }
 
 template <class T>
@@ -180,22 +248,25 @@ class SolverImpl final : public Solver {
 
   void step(double dt) override {
     StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
+    // The stage value whose nonlinear term (and force) a stage evaluates: u at stage 1, x after.
     // Phase shifts (when on): RK4 shifts stages 2 and 4, whose weights in the step (1/3, 1/6) cancel the
     // singly aliased errors of stages 3 and 1 (1/3, 1/6); RK3 shifts every other step.
     const bool shifting = setup_.dealiasing == "phase_shift";
     if (setup_.stepper == "rk3") {
       const bool shifted = shifting && steps_ % 2 == 1;
       for (int s = 1; s <= 3; ++s) {
-        nonlinear(s == 1 ? u_.data() : x_.data(), shifted);
-        grid_.dims == 2 ? launch_rk3_stage(s, grid_, rhs2d(shifted), a)
-                        : launch_rk3_stage(s, grid_, rhs3d(shifted), a);
+        const C* x = s == 1 ? u_.data() : x_.data();
+        nonlinear(x, shifted);
+        grid_.dims == 2 ? launch_rk3_stage(s, grid_, rhs2d(shifted, x), a)
+                        : launch_rk3_stage(s, grid_, rhs3d(shifted, x), a);
       }
     } else {
       for (int s = 1; s <= 4; ++s) {
         const bool shifted = shifting && s % 2 == 0;
-        nonlinear(s == 1 ? u_.data() : x_.data(), shifted);
-        grid_.dims == 2 ? launch_rk4_stage(s, grid_, rhs2d(shifted), a)
-                        : launch_rk4_stage(s, grid_, rhs3d(shifted), a);
+        const C* x = s == 1 ? u_.data() : x_.data();
+        nonlinear(x, shifted);
+        grid_.dims == 2 ? launch_rk4_stage(s, grid_, rhs2d(shifted, x), a)
+                        : launch_rk4_stage(s, grid_, rhs3d(shifted, x), a);
       }
     }
     ++steps_;
@@ -221,21 +292,73 @@ class SolverImpl final : public Solver {
   }
 
   Stats stats() override {
-    const SpectralSums s = reduce_spectral_sums(grid_, u_.data(), cs_, lin_);
+    const SpectralSums s = reduce_spectral_sums(grid_, u_.data(), cs_, lin_, setup_.forcing);
     physical_velocity();
     const PointMax pm = reduce_point_max(grid_, p_.data(), rs_);
-    double sums[4] = {s.energy, s.enstrophy, s.loss, pm.nonfinite};
-    ex_.sum(sums, 4);
+    double sums[6] = {s.energy, s.enstrophy, s.loss, pm.nonfinite, s.band, s.power};
+    ex_.sum(sums, 6);
     Stats st;
     st.kinetic_energy = sums[0];
     st.enstrophy = sums[1];
     st.dissipation = 2.0 * setup_.nu * sums[1];
     st.energy_loss = sums[2];
     st.nonfinite = sums[3];
+    st.band_energy = sums[4];
+    st.injection =
+        setup_.forcing.kind == Forcing::band_limited ? (sums[4] > 0 ? setup_.forcing.rate : 0.0) : sums[5];
     st.max_velocity = ex_.max(pm.speed);
     for (int d = 0; d < 3; ++d) st.max_component[d] = ex_.max(pm.comp[d]);
     if (!std::isfinite(st.kinetic_energy)) st.nonfinite = std::max(st.nonfinite, 1.0);
     return st;
+  }
+
+  Spectrum spectrum() override {
+    Spectrum sp;
+    sp.dk = grid_.kf[0];
+    double kk = 0;
+    for (int d = 0; d < grid_.dims; ++d) {
+      sp.dk = std::min(sp.dk, grid_.kf[d]);
+      const double kd = grid_.kf[d] * double(grid_.n[d] / 2);
+      kk += kd * kd;
+    }
+    const auto shells = static_cast<index_t>(std::sqrt(kk) / sp.dk + 0.5) + 1;
+    const index_t lanes = std::max<index_t>(1, std::min<index_t>(grid_.modes(), 16384));
+    DeviceArray<double> part(static_cast<std::size_t>(lanes * shells)), out(static_cast<std::size_t>(shells));
+    launch_spectrum(grid_, u_.data(), cs_, sp.dk, lanes, shells, part.data(), out.data());
+    sp.energy = out.to_host();
+    ex_.sum(sp.energy.data(), static_cast<int>(shells));
+    for (index_t j = 0; j < shells; ++j) sp.k.push_back(double(j) * sp.dk);
+    return sp;
+  }
+
+  GradientMoments gradient_moments() override {
+    GradientMoments gm;
+    if (grid_.dims != 3) return gm;
+    launch_longitudinal_gradients_3d(grid_, u_.data(), w_.data(), cs_);
+    fft_.backward(w_.data(), p_.data(), 3);
+    const MomentSums ms = reduce_moments(grid_, p_.data(), rs_);
+    double v[6];
+    for (int d = 0; d < 3; ++d) v[d] = ms.m2[d], v[3 + d] = ms.m3[d];
+    ex_.sum(v, 6);
+    const double n = double(grid_.total_points());
+    for (int d = 0; d < 3; ++d) gm.m2[d] = v[d] / n, gm.m3[d] = v[3 + d] / n;
+    return gm;
+  }
+
+  void transforms_of_step(bool zero_first) override {
+    if (zero_first) {
+      backend::fill_zero(w_.data(), w_.bytes());
+      backend::fill_zero(p_.data(), p_.bytes());
+    }
+    const int stages = setup_.stepper == "rk3" ? 3 : 4;
+    for (int s = 0; s < stages; ++s) {
+      fft_.backward(w_.data(), p_.data(), work_fields_);
+      fft_.forward(p_.data(), w_.data(), comps_ == 1 ? 1 : 3);
+    }
+  }
+
+  int transforms_per_step() const override {
+    return (setup_.stepper == "rk3" ? 3 : 4) * (work_fields_ + (comps_ == 1 ? 1 : 3));
   }
 
   std::vector<unsigned char> save_state() override {
@@ -267,8 +390,19 @@ class SolverImpl final : public Solver {
   }
 
  private:
-  Rhs2d<T> rhs2d(bool shifted) const { return {w_.data(), scale(), shifted}; }
-  Rhs3d<T> rhs3d(bool shifted) const { return {w_.data(), cs_, scale(), shifted}; }
+  Rhs2d<T> rhs2d(bool shifted, const C* x) { return {w_.data(), scale(), shifted, force(x)}; }
+  Rhs3d<T> rhs3d(bool shifted, const C* x) { return {w_.data(), cs_, scale(), shifted, force(x)}; }
+
+  /// The force on stage value x; band_limited: c = eps / (2 E_b(x)), E_b summed over the ranks.
+  ForceTerm<T> force(const C* x) {
+    ForceTerm<T> f{setup_.forcing, T(0), x, cs_};
+    if (setup_.forcing.kind == Forcing::band_limited) {
+      double eb = reduce_band_energy(grid_, x, cs_, setup_.forcing);
+      ex_.sum(&eb, 1);
+      f.c = eb > 0 ? T(setup_.forcing.rate / (2.0 * eb)) : T(0);
+    }
+    return f;
+  }
   T scale() const { return T(1.0 / double(grid_.total_points())); }
 
   /// Transform of the nonlinear products of state `s` into w_ (unnormalised; the Rhs functors finish it),
@@ -325,6 +459,12 @@ double Stats::cfl(double dt, const Real3& dx) const {
   return c * dt;
 }
 
+double GradientMoments::skewness() const {
+  double s = 0;
+  for (int d = 0; d < 3; ++d) s += m2[d] > 0 ? m3[d] / std::pow(m2[d], 1.5) / 3.0 : 0.0;
+  return s;
+}
+
 double cfl_limit(const std::string& stepper, const std::string& dealiasing) {
   const double radius = stepper == "rk3" ? std::sqrt(3.0) : 2.0 * std::sqrt(2.0);
   const double kmax_dx = 2.0 * M_PI * (dealiasing == "phase_shift" ? std::sqrt(2.0) / 3.0 : 1.0 / 3.0);
@@ -338,6 +478,14 @@ std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchang
     throw InputError("numerics.time_stepper: '" + s.stepper + "' is not one of rk3, rk4");
   if (s.dealiasing != "two_thirds" && s.dealiasing != "phase_shift")
     throw InputError("numerics.dealiasing: '" + s.dealiasing + "' is not one of two_thirds, phase_shift");
+  const Forcing& f = s.forcing;
+  if (f.kind == Forcing::kolmogorov && (s.dims < 2 || f.mode < 1 || f.mode > (s.cells[1] - 1) / 3))
+    throw InputError("physics.forcing.wavenumber: the Kolmogorov mode " + std::to_string(f.mode) +
+                     " must be between 1 and the 2/3-rule limit " + std::to_string((s.cells[1] - 1) / 3) +
+                     " of the y points");
+  if (f.kind == Forcing::band_limited && !(f.rate > 0 && f.band[0] < f.band[1]))
+    throw InputError(
+        "physics.forcing: band_limited needs injection_rate > 0 and band [k_a, k_b] with k_a < k_b");
   switch (s.precision) {
     case Precision::fp64:
       return std::make_unique<SolverImpl<double>>(s, exchange);

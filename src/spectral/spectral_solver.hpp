@@ -14,6 +14,7 @@
 
 #include "core/types.hpp"
 #include "field/slab.hpp"
+#include "spectral/forcing_k.hpp"
 #include "spectral/grid.hpp"
 #include "spectral/initial_k.hpp"
 
@@ -30,6 +31,7 @@ struct Setup {
   double hyperviscosity = 0.0;            ///< nu_h [m^(2p)/s] of -nu_h (-lap)^p u
   int hyperviscosity_order = 2;           ///< p
   double drag = 0.0;                      ///< mu [1/s] of -mu u
+  Forcing forcing{};                      ///< body force (spectral/forcing_k.hpp)
 };
 
 /// Volume averages and maxima over the whole box (every rank gets the same values).
@@ -41,8 +43,27 @@ struct Stats {
   double max_velocity = 0.0;    ///< max |u| [m/s]
   double max_component[3] = {0.0, 0.0, 0.0};  ///< max |u_i| [m/s]
   double nonfinite = 0.0;                     ///< grid points with NaN/Inf velocity
+  double injection = 0.0;                     ///< energy injection rate of the force, <f . u> [m^2/s^3]
+  double band_energy = 0.0;  ///< kinetic energy of the modes in the forced band (band_limited) [m^2/s^2]
   /// CFL number dt sum_i max|u_i| / dx_i for time step dt.
   double cfl(double dt, const Real3& dx) const;
+};
+
+/// The shell-averaged energy spectrum: shell j holds the modes with j - 1/2 <= |k| / dk < j + 1/2, dk the
+/// smallest fundamental wave number; E(k_j) = (energy of the shell) / dk, so sum_j E(k_j) dk is the
+/// kinetic energy exactly (Parseval).
+struct Spectrum {
+  double dk = 1.0;             ///< shell width [1/m]
+  std::vector<double> k;       ///< shell wave numbers j dk [1/m]
+  std::vector<double> energy;  ///< E(k) [m^3/s^2]
+};
+
+/// Moments of the longitudinal velocity derivatives du_i/dx_i (3D), volume averages.
+struct GradientMoments {
+  double m2[3] = {0.0, 0.0, 0.0};  ///< <(du_i/dx_i)^2> [1/s^2]
+  double m3[3] = {0.0, 0.0, 0.0};  ///< <(du_i/dx_i)^3> [1/s^3]
+  /// Velocity-derivative skewness <(du/dx)^3> / <(du/dx)^2>^(3/2), averaged over the three directions.
+  double skewness() const;
 };
 
 class Solver {
@@ -63,6 +84,16 @@ class Solver {
   /// Diagnostics, computed on the device: energies by Parseval, maxima from the physical velocity.
   /// Collective over the ranks of the exchange.
   virtual Stats stats() = 0;
+  /// The energy spectrum, computed on the device and summed over the ranks. Collective.
+  virtual Spectrum spectrum() = 0;
+  /// Moments of du_i/dx_i in physical space (3D; zeros in 2D), on the device. Collective.
+  virtual GradientMoments gradient_moments() = 0;
+  /// The forward and backward transforms of one step, and nothing else: the floor a step's time is
+  /// compared against (eddy bench). `zero_first` zeroes the work buffers, which the transforms then keep
+  /// at zero (no overflow however often they repeat). Leaves the state as it is.
+  virtual void transforms_of_step(bool zero_first) = 0;
+  /// Transforms per step (forward + backward, one per field).
+  virtual int transforms_per_step() const = 0;
   /// The state for a checkpoint: this rank's block of the spectral array [a][b_local][c] (grid.hpp), per
   /// mode state_values() numbers of state_bytes() bytes each (the components' real and imaginary parts).
   virtual std::vector<unsigned char> save_state() = 0;

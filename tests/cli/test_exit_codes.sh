@@ -44,6 +44,21 @@ printf 'solver: lbm\ndomain:\n  cells: [16, 16]\n  lenght: 1\n' >typo.yaml
 expect 2 "typo.yaml:4:3.*did you mean 'length'" -- run typo.yaml
 printf 'solver: lbm\n  bad: [\n' >broken.yaml
 expect 2 "broken.yaml" -- run broken.yaml
+# Spectral forcing: bad keys, and a band without initial energy, are exit 2 before anything is written.
+kol=$src/configs/kolmogorov2d_spectral.yaml hit=$src/configs/hit3d_spectral.yaml
+expect 2 "physics.forcing.wavenumber.*whole multiple" -- validate "$kol" --set physics.forcing.wavenumber=4.5
+expect 2 "physics.forcing.type.*band_limited" -- validate "$kol" --set physics.forcing.type=random
+expect 2 "physics.forcing.band.*no energy in the band" -- run "$hit" --set "domain.cells=[16,16,16]" \
+  --set initial.type=rest --set numerics.dt=0.01
+# eddy bench on a spectral config: ms/step against the FFT floor, JSON with both.
+expect 0 "step / FFT floor" -- bench "$src/configs/bench/spectral_3d_256.yaml" --set "domain.cells=[16,16,16]" \
+  --steps 3 --repeat 2 --json bench.json
+if grep -q '"fft_ms_per_step_median"' bench.json && grep -q '"transforms_per_step": 36' bench.json; then
+  passes=$((passes + 1))
+else
+  echo "FAIL: bench.json lacks the FFT floor: $(cat bench.json)"
+  fails=$((fails + 1))
+fi
 # Bad input never leaves output behind.
 if [ -e out ]; then
   echo "FAIL: bad input created $(find out | head -5)"

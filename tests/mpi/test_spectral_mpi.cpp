@@ -164,6 +164,7 @@ TEST(SpectralMpi, DistributedFftEqualsTheSerialOne) {
 struct Outcome {
   std::vector<double> velocity, vorticity;
   spectral::Stats stats;
+  spectral::Spectrum spectrum;
 };
 Outcome run_case(const spectral::Setup& s, field::SlabExchange& ex, int steps) {
   auto solver = spectral::make_solver(s, ex);
@@ -173,10 +174,12 @@ Outcome run_case(const spectral::Setup& s, field::SlabExchange& ex, int steps) {
   solver->velocity(o.velocity);
   solver->vorticity(o.vorticity);
   o.stats = solver->stats();
+  o.spectrum = solver->spectrum();
   return o;
 }
 
-void check_agreement(int dims, const std::string& stepper, const std::string& dealiasing = "two_thirds") {
+void check_agreement(int dims, const std::string& stepper, const std::string& dealiasing = "two_thirds",
+                     const spectral::Forcing& forcing = {}) {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm = world();
   parallel::MpiSlabExchange ex(comm, parallel::make_transport("mpi", comm));
@@ -189,6 +192,7 @@ void check_agreement(int dims, const std::string& stepper, const std::string& de
   s.drag = 0.02;
   s.stepper = stepper;
   s.dealiasing = dealiasing;
+  s.forcing = forcing;
   const Outcome d = run_case(s, ex, 10), one = run_case(s, local, 10);
   const spectral::Grid g = spectral::Grid::make(dims, s.cells, s.length, comm.size(), comm.rank());
   const double du = relative_difference(d.velocity, slab_of(one.velocity, g, dims));
@@ -204,6 +208,8 @@ void check_agreement(int dims, const std::string& stepper, const std::string& de
   EXPECT_LT(dw, 1e-12);
   EXPECT_LT(de, 1e-12);
   EXPECT_LT(dz, 1e-12);
+  EXPECT_LT(relative_difference(d.spectrum.energy, one.spectrum.energy), 1e-12);  // summed over the ranks
+  EXPECT_NEAR(d.stats.injection, one.stats.injection, 1e-12 * std::fabs(one.stats.injection));
   EXPECT_EQ(d.stats.max_velocity, comm.max(d.stats.max_velocity));  // every rank reports the global value
   EXPECT_NEAR(d.stats.max_velocity, one.stats.max_velocity, 1e-12 * one.stats.max_velocity);
 }
@@ -213,6 +219,21 @@ TEST(SpectralMpi, Runs3dAgreeWithOneRankRk3) { check_agreement(3, "rk3"); }
 TEST(SpectralMpi, Runs2dAgreeWithOneRankRk4) { check_agreement(2, "rk4"); }
 TEST(SpectralMpi, Runs3dAgreeWithOneRankPhaseShift) { check_agreement(3, "rk4", "phase_shift"); }
 TEST(SpectralMpi, Runs2dAgreeWithOneRankRk3PhaseShift) { check_agreement(2, "rk3", "phase_shift"); }
+/// Forced runs: the band_limited force's band energy is one more reduction over the ranks.
+TEST(SpectralMpi, Runs3dBandForcedAgreeWithOneRank) {
+  spectral::Forcing f;
+  f.kind = spectral::Forcing::band_limited;
+  f.rate = 0.5;
+  f.band[0] = 0.5, f.band[1] = 2.5;
+  check_agreement(3, "rk4", "two_thirds", f);
+}
+TEST(SpectralMpi, Runs2dKolmogorovForcedAgreeWithOneRank) {
+  spectral::Forcing f;
+  f.kind = spectral::Forcing::kolmogorov;
+  f.amplitude = 2.0;
+  f.mode = 4;
+  check_agreement(2, "rk4", "two_thirds", f);
+}
 
 /// The app on this many ranks: the Taylor vortex (velocity gathered for the error) is still exact.
 TEST(SpectralMpi, AppTaylorVortex) {

@@ -7,7 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import REPO, post
+from conftest import REPO, post, run_eddy
 
 sys.path.insert(0, str(REPO / "scripts"))
 
@@ -275,3 +275,18 @@ def test_parse_config_reads_shipped_configs():
     assert cfg["boundaries"]["x_min"] == {"type": "wall"}
     assert cfg["boundaries"]["y_max"]["velocity"] == [1.0, 0.0]
     assert cfg["run"]["steady"] == {"tolerance": 1.0e-5, "check_every": 1000}
+
+
+def test_spectrum_prefers_the_spectral_runs_dataset(eddy, tmp_path):
+    """A spectral run writes energy_spectrum/wavenumber into its field files; `spectrum` uses them, and they
+    agree with the FFT of the velocity in the same file to round-off."""
+    out = run_eddy(eddy, tmp_path / "decay", "decaying2d_spectral.yaml", "domain.cells=[32,32]",
+                   "initial.peak_wavenumber=4", "run.end_time=0.01")
+    first = field_files(out)[0]
+    r = post("spectrum", first)
+    assert "source: file" in r.stdout
+    with h5py.File(first, "r") as f:
+        vel, e_file, k_file = f["velocity"][...], f["energy_spectrum"][...], f["wavenumber"][...]
+    k, e, modes, complete = energy_spectrum(vel, np.array([2 * np.pi, 2 * np.pi]))
+    assert np.allclose(k, k_file, rtol=0, atol=1e-12)
+    assert np.allclose(e, e_file, rtol=0, atol=1e-12 * e.max())

@@ -241,6 +241,33 @@ TEST(Config, Physics) {
                {"physics.reference_length: must be >= 0, got -0.1"});
 }
 
+TEST(Config, Forcing) {
+  const std::string spectral =
+      kMinimal + "solver: spectral\ndomain:\n  cells: [32, 32]\n  length: 6.283185307179586\n";
+  expect_error(kMinimal + "physics:\n  forcing:\n    type: kolmogorov\n",
+               {"physics.forcing.type", "solver spectral only"});
+  expect_error(spectral + "physics:\n  forcing:\n    type: shaker\n",
+               {"physics.forcing.type", "none", "kolmogorov", "band_limited"});
+  expect_error(spectral + "physics:\n  forcing:\n    type: kolmogorov\n    wavenumber: 2.5\n",
+               {"physics.forcing.wavenumber", "whole multiple", "1 <= n <= 10"});
+  expect_error(spectral + "physics:\n  forcing:\n    type: kolmogorov\n    wavenumber: 11\n",
+               {"physics.forcing.wavenumber", "1 <= n <= 10"});
+  expect_error(spectral + "physics:\n  forcing:\n    type: kolmogorov\n    amplitude: 0\n",
+               {"physics.forcing.amplitude: must be > 0"});
+  expect_error(spectral + "physics:\n  forcing:\n    type: band_limited\n    band: [3, 1]\n",
+               {"physics.forcing.band", "k_a < k_b"});
+  expect_error(spectral + "physics:\n  forcing:\n    type: band_limited\n    band: [1]\n",
+               {"physics.forcing.band", "two wave numbers"});
+  expect_error(spectral + "physics:\n  forcing:\n    type: band_limited\n    injection_rate: -1\n",
+               {"physics.forcing.injection_rate: must be > 0"});
+  expect_error(spectral + "validation:\n  reference: kolmogorov\n", {"validation.reference", "kolmogorov"});
+  const RunSpec s =
+      load_text(spectral + "physics:\n  forcing:\n    type: kolmogorov\n    wavenumber: 4\n", "c.yaml");
+  EXPECT_EQ(s.physics.forcing.type, "kolmogorov");
+  EXPECT_EQ(s.physics.forcing.wavenumber, 4.0);
+  EXPECT_EQ(s.physics.forcing.band, (std::vector<double>{0.5, 2.5}));
+}
+
 TEST(Config, Numerics) {
   expect_error(kMinimal + "solver: spectral\nnumerics:\n  precision: fp32/fp16\n",
                {"case.yaml:5:14: numerics.precision: 'fp32/fp16' is only available with solver lbm"});
@@ -569,8 +596,9 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
     EXPECT_NO_THROW(load_text(kMinimal, "x.yaml", {key + "=" + line.substr(colon + 2)})) << key;
     ++count;
   }
-  EXPECT_EQ(count,
-            71u);  // 56 + the 12 keys of `optimize` + physics.body_force, numerics.les.{model,constant}
+  EXPECT_EQ(
+      count,
+      76u);  // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant}
 }
 
 }  // namespace

@@ -264,3 +264,102 @@ TEST(Spectral, SetupErrorsAreInputErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A field of a few Fourier modes, given as u(x, y, z) at the cell centres of an n^d grid on [0, 2 pi]^d.
+template <class F>
+std::vector<double> sample(int dims, int n, F f) {
+  std::vector<double> u;
+  const double h = 2 * M_PI / n;
+  for (int z = 0; z < (dims == 3 ? n : 1); ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const Real3 v = f((x + 0.5) * h, (y + 0.5) * h, (z + 0.5) * h);
+        for (int d = 0; d < dims; ++d) u.push_back(v[static_cast<std::size_t>(d)]);
+      }
+  return u;
+}
+
+/// The shell spectrum of a divergence-free sum of modes is exact: a sin(k.x) puts a^2 / 4 into the shell
+/// round(|k|) (E(k) = that / dk, dk = 1 on [0, 2 pi]), and sum E dk is the kinetic energy to round-off
+/// (FP64 1e-14, FP32 1e-6 relative: the state's precision).
+TEST(Spectral, ShellSpectrumOfKnownModesIsExact) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  eddy::field::LocalSlabExchange ex;
+  for (eddy::Precision p : {eddy::Precision::fp64, eddy::Precision::fp32}) {
+    const double tol = p == eddy::Precision::fp64 ? 1e-14 : 1e-6;
+    // 3D: |k| = 2, 3, sqrt(2) (shell 1), 5; each term divergence-free on its own.
+    auto solver = eddy::spectral::make_solver(setup3d(16, p), ex);
+    solver->set_velocity(sample(3, 16, [](double x, double y, double z) {
+      return Real3{0.8 * std::sin(2 * y) + 0.6 * std::cos(3 * z), 0.4 * std::sin(x + z),
+                   1.2 * std::cos(3 * x + 4 * y)};
+    }));
+    const eddy::spectral::Spectrum sp = solver->spectrum();
+    ASSERT_EQ(sp.k.size(), sp.energy.size());
+    EXPECT_EQ(sp.dk, 1.0);
+    EXPECT_EQ(sp.k.size(), 15u);  // |k| up to sqrt(3) 8 = 13.9: shells 0 .. 14
+    std::vector<double> want(sp.k.size(), 0.0);
+    want[2] = 0.64 / 4, want[3] = 0.36 / 4, want[1] = 0.16 / 4, want[5] = 1.44 / 4;
+    double sum = 0;
+    for (std::size_t j = 0; j < want.size(); ++j) {
+      EXPECT_NEAR(sp.energy[j], want[j], tol) << "shell " << j;
+      EXPECT_EQ(sp.k[j], double(j));
+      sum += sp.energy[j] * sp.dk;
+    }
+    EXPECT_NEAR(sum, solver->stats().kinetic_energy, tol * sum);
+    // 2D (vorticity state): |k| = 2 and 3.
+    eddy::spectral::Setup s2 = setup3d(16, p);
+    s2.dims = 2, s2.cells = {16, 16, 1};
+    auto solver2 = eddy::spectral::make_solver(s2, ex);
+    solver2->set_velocity(sample(2, 16, [](double x, double y, double) {
+      return Real3{0.8 * std::sin(2 * y), 0.5 * std::cos(3 * x), 0.0};
+    }));
+    const eddy::spectral::Spectrum sp2 = solver2->spectrum();
+    EXPECT_EQ(sp2.k.size(), 12u);  // |k| up to sqrt(2) 8 = 11.3
+    for (std::size_t j = 0; j < sp2.energy.size(); ++j)
+      EXPECT_NEAR(sp2.energy[j], j == 2 ? 0.16 : j == 3 ? 0.0625 : 0.0, tol) << "2D shell " << j;
+    // A random field: sum E dk = E to round-off.
+    solver->set_random_spectrum(eddy::spectral::RandomSpectrum::make(2.0, 3.0, 3.0, 3));
+    const eddy::spectral::Spectrum sr = solver->spectrum();
+    sum = 0;
+    for (double e : sr.energy) sum += e * sr.dk;
+    EXPECT_NEAR(sum, solver->stats().kinetic_energy, tol * sum);
+  }
+}
+
+/// The longitudinal derivative moments of u = curl(psi z), psi = sin x sin y + a sin 2x sin 2y, against their
+/// values at the grid points computed here from the analytic derivatives (exact for a band-limited field):
+/// du/dx = cos x cos y + 4a cos 2x cos 2y = -dv/dy; dw/dz = 0. The triad (1, 1, 2) gives <(du/dx)^3> != 0.
+TEST(Spectral, LongitudinalDerivativeMomentsAreExact) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  const int n = 16;
+  const double a = 0.3;
+  eddy::field::LocalSlabExchange ex;
+  auto solver = eddy::spectral::make_solver(setup3d(n), ex);
+  solver->set_velocity(sample(3, n, [&](double x, double y, double z) {
+    return Real3{std::sin(x) * std::cos(y) + 2 * a * std::sin(2 * x) * std::cos(2 * y),
+                 -std::cos(x) * std::sin(y) - 2 * a * std::cos(2 * x) * std::sin(2 * y),
+                 std::sin(x + 2 * y) + 0 * z};
+  }));
+  double m2 = 0, m3 = 0;
+  const std::vector<double> du = sample(3, n, [&](double x, double y, double) {
+    return Real3{std::cos(x) * std::cos(y) + 4 * a * std::cos(2 * x) * std::cos(2 * y), 0, 0};
+  });
+  for (std::size_t i = 0; i < du.size(); i += 3) m2 += du[i] * du[i], m3 += du[i] * du[i] * du[i];
+  m2 /= double(n * n * n), m3 /= double(n * n * n);
+  const eddy::spectral::GradientMoments gm = solver->gradient_moments();
+  EXPECT_GT(std::fabs(m3), 0.1);
+  EXPECT_NEAR(gm.m2[0], m2, 1e-13);
+  EXPECT_NEAR(gm.m3[0], m3, 1e-13);
+  EXPECT_NEAR(gm.m2[1], m2, 1e-13);
+  EXPECT_NEAR(gm.m3[1], -m3, 1e-13);
+  EXPECT_NEAR(gm.m2[2], 0.0, 1e-13);
+  EXPECT_NEAR(gm.m3[2], 0.0, 1e-13);
+  EXPECT_NEAR(gm.skewness(), 0.0, 1e-13);  // x and y cancel; z has no gradient and counts 0
+  eddy::spectral::GradientMoments g;  // the average of m3 / m2^(3/2) over the directions
+  g.m2[0] = 1, g.m2[1] = 4, g.m2[2] = 1, g.m3[0] = -0.5, g.m3[1] = -4, g.m3[2] = 0;
+  EXPECT_NEAR(g.skewness(), -1.0 / 3, 1e-15);
+}
+
+}  // namespace
