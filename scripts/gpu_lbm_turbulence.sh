@@ -17,8 +17,9 @@ out=${1:-$root/gpu_lbm_turbulence_out}
 gtest=${2:-}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-w=$out/w
+w=${TMPDIR:-/tmp}/eddy_lbm_turbulence_$$  # run directories (GB of fields) stay out of OUTDIR
 mkdir -p "$w"
+trap 'rm -rf "$w"' EXIT
 exec > >(tee "$out/summary.txt") 2>&1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 py=/usr/bin/python3; [ -x "$py" ] || py=$(command -v python3)
