@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# LBM turbulence acceptance run on one H200 (issue 11): builds CUDA (sm_90) and CPU, checks GPU = CPU for
+# LBM turbulence acceptance run on one H200 (issue 11): builds CUDA (sm_90) and CPU (scripts/gpu_lib.sh,
+# shared with the other GPU scripts of the session), checks GPU = CPU for
 # the new operators, runs the Taylor-Green vortex Re 1600 (128^3, 256^3; regularized, BGK, LES, D3Q27),
 # the 2D cavity at Re 3200 / 5000 to steady state (256^2, 512^2), the 3D cube at Re 1000 (128^3), and
-# benches every operator.  scripts/gpu_lbm_turbulence.sh OUTDIR [GTEST_SOURCE]
+# benches every operator.  scripts/gpu_lbm_turbulence.sh OUTDIR [GTEST_SOURCE (default .deps/googletest)]
 #
 # Budget (H200, ~10,000 MLUPS D3Q19 FP32 at 256^3): build ~2-3 min; TGV 256^3 to t = 20 is 14,100 steps
 # x 16.8M cells = 2.4e11 updates, ~25 s (D3Q19), ~50 s (D3Q27); 128^3 ~3 s each; cavities 2D ~5-20 s each
@@ -21,11 +22,7 @@ w=${TMPDIR:-/tmp}/eddy_lbm_turbulence_$$  # run directories (GB of fields) stay 
 mkdir -p "$w"
 trap 'rm -rf "$w"' EXIT
 exec > >(tee "$out/summary.txt") 2>&1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 py=/usr/bin/python3; [ -x "$py" ] || py=$(command -v python3)
-extra=()
-[ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
-nvidia-smi -L || true
 t0=$(date +%s)
 budget=${EDDY_BUDGET_S:-560}  # the whole script, build included, stays below this (the device tool allows 600)
 lim() {  # lim SECONDS: SECONDS, or what is left of the budget if less (0 = skip)
@@ -40,19 +37,12 @@ tlim() {  # tlim SECONDS CMD...: CMD under a timeout cut to the budget; skipped 
   [ "$t" = 0 ] && { echo "skipped (time budget): ${*:1:3}"; return 124; }
   timeout "$t" "$@"
 }
-if [ -n "${EDDY_GPU_BIN:-}" ]; then  # reuse existing builds: EDDY_GPU_BIN=... EDDY_CPU_BIN=...
+source "$root/scripts/gpu_lib.sh"  # the shared builds (build/gpu-cuda, build/gpu-cpu) and the GPU environment
+if [ -n "${EDDY_GPU_BIN:-}" ]; then  # or given binaries: EDDY_GPU_BIN=... EDDY_CPU_BIN=...
   gpu=$EDDY_GPU_BIN cpu=${EDDY_CPU_BIN:-$EDDY_GPU_BIN}
 else
-  cmake --preset cuda -B "$root/build/gpu-cuda" -DEDDY_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 "${extra[@]}" >"$w/cmake_cuda.log" 2>&1 ||
-    { tail -30 "$w/cmake_cuda.log"; exit 1; }
-  cmake --preset cpu -B "$root/build/gpu-cpu" -DEDDY_BUILD_TESTS=OFF >"$w/cmake_cpu.log" 2>&1 || { tail -30 "$w/cmake_cpu.log"; exit 1; }
-  cmake --build "$root/build/gpu-cpu" -j 6 --target eddy >"$w/build_cpu.log" 2>&1 &
-  cpu_pid=$!
-  cmake --build "$root/build/gpu-cuda" -j 10 --target eddy >"$w/build_cuda.log" 2>&1 ||
-    { grep -E "error|Error" "$w/build_cuda.log" | head -30; exit 1; }
-  wait $cpu_pid || { grep -E "error|Error" "$w/build_cpu.log" | head -30; exit 1; }
-  echo "build: $(( $(date +%s) - t0 )) s"
-  gpu=$root/build/gpu-cuda/eddy cpu=$root/build/gpu-cpu/eddy
+  [ -z "$gtest" ] && [ -d "$root/.deps/googletest" ] && gtest=$root/.deps/googletest
+  gpu_build "$w" "$gtest" --cpu eddy  # logs into the work directory: OUTDIR keeps to the result files
 fi
 $gpu info
 quiet=(--quiet --set output.fields.every=0)
