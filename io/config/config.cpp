@@ -577,8 +577,9 @@ void check_forcing(const RunSpec& s, const Where& w) {
   if (f.type == "none") return;
   if (s.solver != "spectral") {
     w.fail("physics.forcing.type",
-           "'" + f.type + "' forcing is available with solver spectral only; use none (the LBM takes a "
-           "uniform physics.body_force)");
+           "'" + f.type +
+               "' forcing is available with solver spectral only; use none (the LBM takes a "
+               "uniform physics.body_force)");
     return;
   }
   const std::size_t dims = s.domain.cells.size();
