@@ -197,27 +197,37 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   char line[400];
   std::snprintf(
       line, sizeof line,
-      "bench %s: %s %s %s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
+      "bench %s: %s %s%s %s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
       "%.0f B/cell/step -> %.1f GB/s = %.1f%% of the measured copy bandwidth (%.1f GB/s per device x %d)",
-      spec.name.c_str(), c.setup.lattice.c_str(), c.setup.collision.c_str(), spec.numerics.precision.c_str(),
-      cells, steps, opt.repeats, m.median, m.min, m.max, bpc, gbs, 100.0 * fraction, copy_gbs, comm.size());
+      spec.name.c_str(), c.setup.lattice.c_str(), c.setup.collision.c_str(),
+      c.setup.smagorinsky > 0 ? "+smagorinsky" : "", spec.numerics.precision.c_str(), cells, steps,
+      opt.repeats, m.median, m.min, m.max, bpc, gbs, 100.0 * fraction, copy_gbs, comm.size());
   log::info(line);
   log::info(cat("bench ", spec.name, ": ", bytes_per_cell_alloc, " B/cell allocated; one device (",
                 memory_bytes / (1024.0 * 1024.0 * 1024.0), host_memory ? " GiB of host memory" : " GiB",
                 ") holds a ", shape, " ", c.setup.lattice, " ", spec.numerics.precision, " grid of at most ",
                 max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
-  write_json(
-      opt, spec, comm,
-      {kv_text("lattice", c.setup.lattice), kv_text("collision", c.setup.collision),
-       kv("cells", static_cast<long long>(cells)), kv_text("decomposition", c.decomposition.describe()),
-       kv_text("transport", c.exchanger->name()), kv("steps", steps), kv("mlups", json_list(mlups)),
-       kv("mlups_median", m.median), kv("mlups_min", m.min), kv("mlups_max", m.max),
-       kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs), kv("copy_bandwidth_gbs", copy_gbs),
-       kv("bandwidth_fraction", fraction), kv("bytes_allocated", solver->bytes_allocated()),
-       kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
-       kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
-       kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
-       kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells))});
+  write_json(opt, spec, comm,
+             {kv_text("lattice", c.setup.lattice),
+              kv_text("collision", c.setup.collision),
+              kv("smagorinsky", c.setup.smagorinsky),
+              kv("cells", static_cast<long long>(cells)),
+              kv_text("decomposition", c.decomposition.describe()),
+              kv_text("transport", c.exchanger->name()),
+              kv("steps", steps),
+              kv("mlups", json_list(mlups)),
+              kv("mlups_median", m.median),
+              kv("mlups_min", m.min),
+              kv("mlups_max", m.max),
+              kv("bytes_per_cell_step", bpc),
+              kv("bandwidth_gbs", gbs),
+              kv("copy_bandwidth_gbs", copy_gbs),
+              kv("bandwidth_fraction", fraction),
+              kv("bytes_allocated", solver->bytes_allocated()),
+              kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
+              kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
+              kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
+              kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells))});
   return m.median;
 }
 
