@@ -91,7 +91,7 @@ def row_of(group, result, entry):
     row["backend"] = result.get("backend", "")
     row["device"] = result.get("device", "")
     if str(result.get("backend", "")).startswith("CPU") and result.get("threads"):
-        row["device"] += f", {result['threads']} threads"
+        row["device"] += f", {result['threads']} thread" + ("s" if result["threads"] != 1 else "")
     row["ranks"] = str(result.get("ranks", ""))
     row["precision"] = result.get("precision", "")
     row["status"] = "ok"
@@ -173,8 +173,12 @@ def _label(r):
     lattice = r.get("lattice", "")
     if lattice and lattice.lower() not in parts[0].lower():
         parts.append(lattice)
-    parts += list(r.get("overrides") or [])
-    parts.append(r.get("precision", ""))
+    overrides = list(r.get("overrides") or [])
+    parts += overrides
+    if not any(o.startswith("numerics.precision=") for o in overrides):
+        parts.append(r.get("precision", ""))
+    if str(r.get("backend", "")).startswith("CPU") and r.get("threads"):
+        parts.append(f"{r['threads']}T")
     if int(r.get("ranks", 1)) > 1:
         size = f"{float(r['cells']) / 1e6:.0f}M cells" if "cells" in r else r.get("grid", "")
         parts.append(" ".join(x for x in (f"{r['ranks']} ranks", r.get("comm", ""), size) if x))
