@@ -56,45 +56,64 @@ EDDY_HD EDDY_INLINE StagePoint<T, R::comps> stage_point(index_t m, const Grid& g
   return p;
 }
 
-/// Stage s (1..4) of RK4 at local mode m, given the nonlinear term of the current stage value.
-template <class T, class R>
-EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a) {
+/// Where a stage puts its new stage value x (R::comps components at local mode m): StoreX keeps it in a.x,
+/// the solver's fused sinks (spectral_solver.cpp) turn it straight into the next stage's transform inputs.
+template <class T>
+struct StoreX {
+  template <int D>
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& /*md*/, const StageArgs<T>& a,
+                                      const Complex<T> (&x)[D]) const {
+    for (int d = 0; d < D; ++d) a.x[m + d * a.cs] = x[d];
+  }
+};
+
+/// Stage s (1..4) of RK4 at local mode m, given the nonlinear term of the current stage value; the new
+/// stage value (stages 1..3) goes to `sink`.
+template <class T, class R, class S = StoreX<T>>
+EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
+                                   const S& sink = S{}) {
   const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
   const T h = a.h;
+  Complex<T> x[R::comps];
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
     const Complex<T> u = a.u[i], n = p.n[d];
     if (s == 1) {
       a.acc[i] = p.e * n;
-      a.x[i] = p.e2 * (u + (h / T(2)) * n);
+      x[d] = p.e2 * (u + (h / T(2)) * n);
     } else if (s == 4) {
       a.u[i] = p.e * u + (h / T(6)) * (a.acc[i] + n);
     } else {
       a.acc[i] = a.acc[i] + (T(2) * p.e2) * n;
-      a.x[i] = s == 2 ? p.e2 * u + (h / T(2)) * n : p.e * u + (h * p.e2) * n;
+      x[d] = s == 2 ? p.e2 * u + (h / T(2)) * n : p.e * u + (h * p.e2) * n;
     }
   }
+  if (s != 4) sink(m, p.md, a, x);
 }
 
-/// Stage s (1..3) of SSP-RK3 at local mode m.
-template <class T, class R>
-EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a) {
+/// Stage s (1..3) of SSP-RK3 at local mode m; the new stage value (stages 1, 2) goes to `sink`, which must
+/// keep stage 2's in a.x (stage 3 reads it back).
+template <class T, class R, class S = StoreX<T>>
+EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
+                                   const S& sink = S{}) {
   const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
   const T h = a.h;
   // Masked modes have n = 0: exp(+L h / 2) is kept away from them (inf * 0).
   const T grow = s == 2 && p.md.kept ? std::exp(p.L * h / T(2)) : T(0);
+  Complex<T> x[R::comps];
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
     const Complex<T> u = a.u[i], n = p.n[d];
     if (s == 1) {
       a.acc[i] = n;
-      a.x[i] = p.e * (u + h * n);
+      x[d] = p.e * (u + h * n);
     } else if (s == 2) {
-      a.x[i] = p.e2 * u + (h / T(4)) * (p.e2 * a.acc[i] + grow * n);
+      x[d] = p.e2 * u + (h / T(4)) * (p.e2 * a.acc[i] + grow * n);
     } else {
       a.u[i] = (p.e / T(3)) * u + (T(2) / T(3) * p.e2) * (a.x[i] + h * n);
     }
   }
+  if (s != 3) sink(m, p.md, a, x);
 }
 
 }  // namespace eddy::spectral
