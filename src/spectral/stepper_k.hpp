@@ -58,8 +58,10 @@ EDDY_HD EDDY_INLINE StagePoint<T, R::comps> stage_point(index_t m, const Grid& g
 
 /// Where a stage puts its new stage value x (R::comps components at local mode m): StoreX keeps it in a.x,
 /// the solver's fused sinks (spectral_solver.cpp) turn it straight into the next stage's transform inputs.
+/// A sink whose last() is true gets the new state from the last stage too (the next step's stage-1 value).
 template <class T>
 struct StoreX {
+  EDDY_HD EDDY_INLINE bool last() const { return false; }
   template <int D>
   EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& /*md*/, const StageArgs<T>& a,
                                       const Complex<T> (&x)[D]) const {
@@ -68,7 +70,7 @@ struct StoreX {
 };
 
 /// Stage s (1..4) of RK4 at local mode m, given the nonlinear term of the current stage value; the new
-/// stage value (stages 1..3) goes to `sink`.
+/// stage value (stages 1..3; stage 4: the new state, if sink.last()) goes to `sink`.
 template <class T, class R, class S = StoreX<T>>
 EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
                                    const S& sink = S{}) {
@@ -82,17 +84,18 @@ EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs
       a.acc[i] = p.e * n;
       x[d] = p.e2 * (u + (h / T(2)) * n);
     } else if (s == 4) {
-      a.u[i] = p.e * u + (h / T(6)) * (a.acc[i] + n);
+      x[d] = p.e * u + (h / T(6)) * (a.acc[i] + n);
+      a.u[i] = x[d];
     } else {
       a.acc[i] = a.acc[i] + (T(2) * p.e2) * n;
       x[d] = s == 2 ? p.e2 * u + (h / T(2)) * n : p.e * u + (h * p.e2) * n;
     }
   }
-  if (s != 4) sink(m, p.md, a, x);
+  if (s != 4 || sink.last()) sink(m, p.md, a, x);
 }
 
-/// Stage s (1..3) of SSP-RK3 at local mode m; the new stage value (stages 1, 2) goes to `sink`, which must
-/// keep stage 2's in a.x (stage 3 reads it back).
+/// Stage s (1..3) of SSP-RK3 at local mode m; the new stage value (stages 1, 2; stage 3: the new state, if
+/// sink.last()) goes to `sink`, which must keep stage 2's in a.x (stage 3 reads it back).
 template <class T, class R, class S = StoreX<T>>
 EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
                                    const S& sink = S{}) {
@@ -110,10 +113,11 @@ EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs
     } else if (s == 2) {
       x[d] = p.e2 * u + (h / T(4)) * (p.e2 * a.acc[i] + grow * n);
     } else {
-      a.u[i] = (p.e / T(3)) * u + (T(2) / T(3) * p.e2) * (a.x[i] + h * n);
+      x[d] = (p.e / T(3)) * u + (T(2) / T(3) * p.e2) * (a.x[i] + h * n);
+      a.u[i] = x[d];
     }
   }
-  if (s != 3) sink(m, p.md, a, x);
+  if (s != 3 || sink.last()) sink(m, p.md, a, x);
 }
 
 }  // namespace eddy::spectral
