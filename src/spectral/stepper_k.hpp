@@ -76,19 +76,25 @@ EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs
                                    const S& sink = S{}) {
   const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
   const T h = a.h;
-  Complex<T> x[R::comps];
+  // Every load before the first store: the arrays may alias (the sink writes where rhs read), so the
+  // compiler could not hoist later loads above earlier stores itself.
+  Complex<T> u[R::comps], q[R::comps], x[R::comps];
+  for (int d = 0; d < R::comps; ++d) {
+    u[d] = a.u[m + d * a.cs];
+    q[d] = s == 1 ? Complex<T>{T(0), T(0)} : a.acc[m + d * a.cs];
+  }
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
-    const Complex<T> u = a.u[i], n = p.n[d];
+    const Complex<T> n = p.n[d];
     if (s == 1) {
       a.acc[i] = p.e * n;
-      x[d] = p.e2 * (u + (h / T(2)) * n);
+      x[d] = p.e2 * (u[d] + (h / T(2)) * n);
     } else if (s == 4) {
-      x[d] = p.e * u + (h / T(6)) * (a.acc[i] + n);
+      x[d] = p.e * u[d] + (h / T(6)) * (q[d] + n);
       a.u[i] = x[d];
     } else {
-      a.acc[i] = a.acc[i] + (T(2) * p.e2) * n;
-      x[d] = s == 2 ? p.e2 * u + (h / T(2)) * n : p.e * u + (h * p.e2) * n;
+      a.acc[i] = q[d] + (T(2) * p.e2) * n;
+      x[d] = s == 2 ? p.e2 * u[d] + (h / T(2)) * n : p.e * u[d] + (h * p.e2) * n;
     }
   }
   if (s != 4 || sink.last()) sink(m, p.md, a, x);
@@ -103,17 +109,21 @@ EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs
   const T h = a.h;
   // Masked modes have n = 0: exp(+L h / 2) is kept away from them (inf * 0).
   const T grow = s == 2 && p.md.kept ? std::exp(p.L * h / T(2)) : T(0);
-  Complex<T> x[R::comps];
+  Complex<T> u[R::comps], q[R::comps], x[R::comps];  // all loads first, as in rk4_stage
+  for (int d = 0; d < R::comps; ++d) {
+    u[d] = a.u[m + d * a.cs];
+    q[d] = s == 2 ? a.acc[m + d * a.cs] : s == 3 ? a.x[m + d * a.cs] : Complex<T>{T(0), T(0)};
+  }
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
-    const Complex<T> u = a.u[i], n = p.n[d];
+    const Complex<T> n = p.n[d];
     if (s == 1) {
       a.acc[i] = n;
-      x[d] = p.e * (u + h * n);
+      x[d] = p.e * (u[d] + h * n);
     } else if (s == 2) {
-      x[d] = p.e2 * u + (h / T(4)) * (p.e2 * a.acc[i] + grow * n);
+      x[d] = p.e2 * u[d] + (h / T(4)) * (p.e2 * q[d] + grow * n);
     } else {
-      x[d] = (p.e / T(3)) * u + (T(2) / T(3) * p.e2) * (a.x[i] + h * n);
+      x[d] = (p.e / T(3)) * u[d] + (T(2) / T(3) * p.e2) * (q[d] + h * n);
       a.u[i] = x[d];
     }
   }
