@@ -13,23 +13,13 @@ gtest=${2:-}
 iterations=${3:-300}
 mkdir -p "$out"
 exec > >(tee "$out/summary.txt") 2>&1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-extra=()
-[ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
-t0=$(date +%s)
-nvidia-smi -L
-cmake --preset cuda -B "$root/build/gpu-adjoint" "${extra[@]}" >"$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-cmake --preset cpu -B "$root/build/gpu-adjoint-cpu" -DEDDY_BUILD_TESTS=OFF >>"$out/cmake.log" 2>&1 || exit 1
-(cmake --build "$root/build/gpu-adjoint" -j 16 --target eddy eddy_unit_tests &&
-  cmake --build "$root/build/gpu-adjoint-cpu" -j 16 --target eddy) >"$out/build.log" 2>&1 ||
-  { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-gpu=$root/build/gpu-adjoint/eddy cpu=$root/build/gpu-adjoint-cpu/eddy
+source "$root/scripts/gpu_lib.sh"
+gpu_build "$out" "$gtest" --cpu eddy eddy_unit_tests
 w=$out/w
 cfg=$root/configs/optimal_perturbation2d.yaml
 
 echo "== adjoint unit tests on the GPU"
-"$root/build/gpu-adjoint/tests/eddy_unit_tests" --gtest_filter='Adjoint*:Revolve*' 2>&1 |
+"$root/build/gpu-cuda/tests/eddy_unit_tests" --gtest_filter='Adjoint*:Revolve*' 2>&1 |
   grep -E "relative|PASSED|FAILED|Failure"
 
 echo "== GPU vs CPU: 128^2, 100 spin-up steps, T = 20, 5 iterations"

@@ -7,18 +7,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu_check_out}
 gtest=${2:-}
 mkdir -p "$out"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 py=$(command -v python3)
-extra=()
-[ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
-nvidia-smi -L
-t0=$(date +%s)
-cmake --preset cuda -B "$root/build/gpu-cuda" "${extra[@]}" >"$out/cmake_cuda.log" 2>&1 || { tail -30 "$out/cmake_cuda.log"; exit 1; }
-cmake --preset cpu -B "$root/build/gpu-cpu" -DEDDY_BUILD_TESTS=OFF >"$out/cmake_cpu.log" 2>&1 || { tail -30 "$out/cmake_cpu.log"; exit 1; }
-(cmake --build "$root/build/gpu-cuda" -j 16 && cmake --build "$root/build/gpu-cpu" -j 16) >"$out/build.log" 2>&1 ||
-  { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-gpu=$root/build/gpu-cuda/eddy cpu=$root/build/gpu-cpu/eddy
+source "$root/scripts/gpu_lib.sh"
+gpu_build "$out" "$gtest" --cpu eddy eddy_unit_tests
 $gpu info
 
 echo "== unit tests on the GPU"

@@ -4,32 +4,37 @@
 #  - LBM: 3D cavity bitwise identical on 1 and 2 GPUs; D3Q19 FP32 weak scaling (608^3 cells per GPU)
 #    and strong scaling (608^3 in all);
 #  - spectral: 3D TGV on 2 GPUs equal to 1 GPU to round-off (FP64); RK4 FP32 ms/step at 512^3 on 1 and 2.
-#   scripts/gpu_mpi_check.sh OUTDIR [GTEST_SOURCE]
+#   scripts/gpu_mpi_check.sh OUTDIR [GTEST_SOURCE] [quick]
+# `quick`: only the MPI tests and one weak-scaling bench with parallel.comm auto (which transport it picks).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu_mpi_out}
 gtest=${2:-}
+what=${3:-}
 w=$out/w
 mkdir -p "$w"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=8
+export OMP_NUM_THREADS=8
 mpi=(mpirun --bind-to none -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS)
 t0=$(date +%s)
-nvidia-smi -L; nvidia-smi topo -m | head -3
-extra=()
-[ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
-cmake --preset cuda -B "$root/build/gpu-mpi" "${extra[@]}" >"$w/cmake.log" 2>&1 || { tail -20 "$w/cmake.log"; exit 1; }
-grep -E "NCCL|HDF5" "$w/cmake.log"
-cmake --build "$root/build/gpu-mpi" -j 32 --target eddy eddy_mpi_lbm_halo_tests eddy_mpi_spectral_tests >"$w/build.log" 2>&1 ||
-  { grep -E "error" "$w/build.log" | head; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-e=$root/build/gpu-mpi/eddy
+source "$root/scripts/gpu_lib.sh"
+nvidia-smi topo -m | head -3
+gpu_build "$w" "$gtest" eddy eddy_mpi_lbm_halo_tests eddy_mpi_spectral_tests
+e=$gpu
 "${mpi[@]}" -n 2 $e info
 comms="mpi mpi-gpu nccl"
 
 echo "== MPI tests on device memory, 2 ranks (every transport the build runs)"
 for t in lbm_halo spectral; do
-  "${mpi[@]}" -n 2 "$root/build/gpu-mpi/tests/mpi/eddy_mpi_${t}_tests" 2>&1 | grep -vE "^\[ +(RUN|OK) +\]" | tail -25
+  "${mpi[@]}" -n 2 "$root/build/gpu-cuda/tests/mpi/eddy_mpi_${t}_tests" 2>&1 | grep -vE "^\[ +(RUN|OK) +\]" | tail -25
 done
+
+if [ "$what" = quick ]; then
+  echo "== weak scaling 1216x608x608 on 2 GPUs, parallel.comm auto"
+  "${mpi[@]}" -n 2 $e bench "$root/configs/bench/lbm_d3q19_608.yaml" --set "domain.cells=[1216,608,608]" \
+    --set "domain.length=[2,1,1]" --repeat 5 --json "$out/weak_2gpu_auto.json" 2>&1 | grep -E "auto|bench |rror"
+  rm -rf "$w"
+  exit 0
+fi
 
 echo "== LBM bitwise: 3D cavity 96^3 FP32, 400 steps, 1 vs 2 GPUs"
 c=(--set "domain.cells=[96,96,96]" --set run.end_time=0 --set run.steps=400 --set run.steady.tolerance=0 --set output.fields.every=0 --quiet)

@@ -13,25 +13,15 @@ out=${1:-$root/gpu_spectral_out}
 gtest=${2:-}
 what=${3:-}
 mkdir -p "$out"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-extra=()
-[ -n "$gtest" ] && extra+=(-DEDDY_GTEST_SOURCE="$gtest")
-t0=$(date +%s)
-nvidia-smi -L
-cmake --preset cuda -B "$root/build/gpu-spectral" "${extra[@]}" >"$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-cmake --preset cpu -B "$root/build/gpu-spectral-cpu" -DEDDY_BUILD_TESTS=OFF >>"$out/cmake.log" 2>&1 || exit 1
-(cmake --build "$root/build/gpu-spectral" -j 16 --target eddy eddy_unit_tests eddy_regression_tests &&
-  cmake --build "$root/build/gpu-spectral-cpu" -j 16 --target eddy) >"$out/build.log" 2>&1 ||
-  { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-gpu=$root/build/gpu-spectral/eddy cpu=$root/build/gpu-spectral-cpu/eddy
+source "$root/scripts/gpu_lib.sh"
+gpu_build "$out" "$gtest" --cpu eddy eddy_unit_tests eddy_regression_tests
 w=$out/w
 run() { "$@" --quiet >/dev/null || echo "FAILED: $*"; }
 
 if [ "$what" != tgv ] && [ "$what" != hit ]; then
   echo "== unit and regression tests on the GPU"
-  "$root/build/gpu-spectral/tests/eddy_unit_tests" --gtest_filter='Fft*:Spectral*' 2>&1 | grep -E "round trip|gradient|PASSED|FAILED|Failure"
-  (cd "$root/build/gpu-spectral/tests" && ./eddy_regression_tests --gtest_filter='Spectral*' 2>&1 |
+  "$root/build/gpu-cuda/tests/eddy_unit_tests" --gtest_filter='Fft*:Spectral*' 2>&1 | grep -E "round trip|gradient|PASSED|FAILED|Failure"
+  (cd "$root/build/gpu-cuda/tests" && ./eddy_regression_tests --gtest_filter='Spectral*' 2>&1 |
      grep -E "error|order|TGV|PASSED|FAILED|Failure")
 
   echo "== GPU vs CPU fields: 2D decaying turbulence 128^2 (100 steps), 3D Taylor-Green 32^3 (40 steps)"

@@ -85,6 +85,19 @@ inline TgvComparison compare_tgv(const std::vector<double>& t, const std::vector
   return c;
 }
 
+/// One line for the log: the comparison of `what` (e.g. "samples of -dE/dt") up to t_end.
+inline std::string describe(const TgvComparison& v, const std::string& what, double t_end) {
+  std::ostringstream o;
+  o << "Taylor-Green Re 1600 against the 512^3 DNS (" << v.points << " " << what << " to t = " << t_end
+    << " s): max |eps - eps_ref| = " << v.max_deviation << " at t = " << v.at_time
+    << " s = " << 100 * v.relative() << "% of the reference peak " << v.reference_peak
+    << " (t = " << v.reference_peak_time << " s); eddy's peak " << v.peak << " at t = " << v.peak_time
+    << " s (" << 100 * (v.reference_peak > 0 ? v.peak / v.reference_peak - 1 : 0.0)
+    << "%); max |E - E_ref| = " << v.max_energy_deviation
+    << ", max |eps - 2 nu Z_ref| = " << v.max_enstrophy_deviation;
+  return o.str();
+}
+
 /// The shipped reference table.
 inline std::string default_tgv_file() {
   return std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv_re1600_dissipation.csv";

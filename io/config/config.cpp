@@ -577,7 +577,9 @@ void check_forcing(const RunSpec& s, const Where& w) {
   if (f.type == "none") return;
   if (s.solver != "spectral") {
     w.fail("physics.forcing.type",
-           "'" + f.type + "' forcing is available with solver spectral only; use none");
+           "'" + f.type +
+               "' forcing is available with solver spectral only; use none (the LBM takes a "
+               "uniform physics.body_force)");
     return;
   }
   const std::size_t dims = s.domain.cells.size();
@@ -625,6 +627,17 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
                                 std::to_string(length.size()));
   }
 
+  if (!s.physics.body_force.empty() && s.physics.body_force.size() != dims) {
+    w.fail("physics.body_force", "needs one entry per dimension (" + std::to_string(dims) + "), got " +
+                                     std::to_string(s.physics.body_force.size()));
+  }
+  if (s.solver != "lbm") {
+    for (double g : s.physics.body_force)
+      if (g != 0.0) w.fail("physics.body_force", "is only available with solver lbm; remove it");
+    if (s.numerics.les.model != "none")
+      w.fail("numerics.les.model",
+             "'" + s.numerics.les.model + "' is only available with solver lbm; use none");
+  }
   if (s.solver == "lbm") {
     check_lbm_numerics(s, w);
   } else if (s.numerics.precision == "fp32/fp16") {

@@ -38,22 +38,34 @@ struct ForcingSpec {
 };
 
 struct PhysicsSpec {
-  double reynolds = 1000.0;       ///< Reynolds number Re = U L / nu with the reference velocity and length
-  double velocity = 1.0;          ///< reference velocity U [m/s] (lid speed, TGV amplitude)
-  double reference_length = 0.0;  ///< reference length L [m]; 0 = domain edge length along x
-  double density = 1.0;           ///< reference density [kg/m^3]
-  double drag = 0.0;              ///< spectral: linear drag mu [1/s] of the term -mu u (0 = none)
-  ForcingSpec forcing{};          ///< spectral: body force (none by default)
+  double reynolds = 1000.0;          ///< Reynolds number Re = U L / nu with the reference velocity and length
+  double velocity = 1.0;             ///< reference velocity U [m/s] (lid speed, TGV amplitude)
+  double reference_length = 0.0;     ///< reference length L [m]; 0 = domain edge length along x
+  double density = 1.0;              ///< reference density [kg/m^3]
+  double drag = 0.0;                 ///< spectral: linear drag mu [1/s] of the term -mu u (0 = none)
+  ForcingSpec forcing{};             ///< spectral: body force (none by default)
+  std::vector<double> body_force{};  ///< LBM: uniform body acceleration g [m/s^2], one entry per
+                                     ///< dimension (empty = none); applied as the force density
+                                     ///< density * g with Guo forcing (a uniform pressure gradient)
+};
+
+/// LBM large-eddy model.
+struct LesSpec {
+  std::string model = "none";  ///< none | smagorinsky (nu_t = (C_s dx)^2 |S|, S from the local
+                               ///< non-equilibrium stress)
+  double constant = 0.1;       ///< Smagorinsky constant C_s (typical 0.1-0.17)
 };
 
 struct NumericsSpec {
   std::string precision = "fp64";  ///< fp64 | fp32 | fp32/fp16 (LBM: 16-bit storage, FP32 arithmetic)
   std::string lattice = "auto";    ///< LBM: D2Q9 | D3Q19 | D3Q27 | auto (D2Q9 in 2D, D3Q19 in 3D);
                                    ///< the loader resolves auto, so an LBM RunSpec never holds it
-  std::string collision = "bgk";   ///< LBM: bgk | trt
+  std::string collision = "bgk";   ///< LBM: bgk | trt | regularized (recursive regularized,
+                                   ///< Malaspinas 2015: stable at high Re / tau near 1/2)
   double lattice_velocity = 0.1;  ///< LBM: reference velocity in lattice units (sets dt; Mach = u_lb*sqrt(3))
   double max_mach = 0.3;          ///< LBM: refuse a configuration whose lattice Mach number exceeds this
   double trt_magic = 0.1875;      ///< LBM: TRT magic parameter Lambda (3/16: walls exactly half-way)
+  LesSpec les{};                  ///< LBM: large-eddy model (with any collision)
   std::string time_stepper = "rk4";  ///< spectral: rk3 (SSP, Shu-Osher) | rk4 (classical); viscous terms
                                      ///< integrated exactly (integrating factor)
   double dt = 0.0;                   ///< spectral: fixed time step [s]; 0 = from numerics.cfl and the

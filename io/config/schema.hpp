@@ -90,16 +90,24 @@ void visit(PhysicsSpec& s, V& v) {
   v.field("density", s.density, above(0));
   v.field("drag", s.drag, at_least(0));
   v.section("forcing", s.forcing);
+  v.field("body_force", s.body_force);
+}
+
+template <class V>
+void visit(LesSpec& s, V& v) {
+  v.field("model", s.model, one_of({"none", "smagorinsky"}));
+  v.field("constant", s.constant, above(0));
 }
 
 template <class V>
 void visit(NumericsSpec& s, V& v) {
   v.field("precision", s.precision, one_of({"fp64", "fp32", "fp32/fp16"}));
   v.field("lattice", s.lattice, one_of({"auto", "D2Q9", "D3Q19", "D3Q27"}));
-  v.field("collision", s.collision, one_of({"bgk", "trt"}));
+  v.field("collision", s.collision, one_of({"bgk", "trt", "regularized"}));
   v.field("lattice_velocity", s.lattice_velocity, between(0, 1, true));
   v.field("max_mach", s.max_mach, between(0, 1, false));
   v.field("trt_magic", s.trt_magic, above(0));
+  v.section("les", s.les);
   v.field("time_stepper", s.time_stepper, one_of({"rk3", "rk4"}));
   v.field("dt", s.dt, at_least(0));
   v.field("cfl", s.cfl, above(0));

@@ -151,8 +151,9 @@ int main_entry(int argc, char** argv) {
     if (a.verb == "validate") {  // no device needed: works on a login node
       const config::RunSpec spec = config::load_file(a.config, a.sets);
       if (spec.validation.reference == "ghia1982")
-        read_ghia(spec.validation.file.empty() ? default_ghia_file() : spec.validation.file,
-                  spec.physics.reynolds);
+        read_ghia(
+            spec.validation.file.empty() ? default_ghia_file(spec.physics.reynolds) : spec.validation.file,
+            spec.physics.reynolds);
       log::info(a.config + ": valid");
       return exit_ok;
     }

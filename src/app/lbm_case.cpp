@@ -55,6 +55,10 @@ LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   s.precision = precision_of(spec.numerics.precision);
   s.tau = c.units.tau;
   s.trt_magic = spec.numerics.trt_magic;
+  if (spec.numerics.les.model == "smagorinsky") s.smagorinsky = spec.numerics.les.constant;
+  // Body acceleration g [m/s^2] -> force density in lattice units: F = rho0_lb g dt^2 / dx (rho0_lb = 1).
+  for (std::size_t d = 0; d < spec.physics.body_force.size() && d < 3; ++d)
+    s.force[d] = spec.physics.body_force[d] * c.units.dt * c.units.dt / c.units.dx;
   const config::FaceSpec* faces[6] = {&spec.boundaries.x_min, &spec.boundaries.x_max, &spec.boundaries.y_min,
                                       &spec.boundaries.y_max, &spec.boundaries.z_min, &spec.boundaries.z_max};
   for (int f = 0; f < 6; ++f) {

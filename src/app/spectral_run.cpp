@@ -377,12 +377,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     const std::string file = spec.validation.file.empty() ? cases::default_tgv_file() : spec.validation.file;
     r.tgv = cases::compare_tgv(series_t, series_eps, series_e, s.nu, cases::TgvReference::read(file));
     const cases::TgvComparison& v = *r.tgv;
-    log::info(cat("Taylor-Green Re 1600 against the 512^3 DNS (", v.points, " samples to t = ",
-                  v.points ? series_t[v.points - 1] : 0.0, " s): max |eps - eps_ref| = ", v.max_deviation,
-                  " at t = ", v.at_time, " s = ", 100 * v.relative(), "% of the reference peak ",
-                  v.reference_peak, " (t = ", v.reference_peak_time, " s); eddy's peak ", v.peak,
-                  " at t = ", v.peak_time, " s; max |E - E_ref| = ", v.max_energy_deviation,
-                  ", max |eps - 2 nu Z_ref| = ", v.max_enstrophy_deviation));
+    log::info(cases::describe(v, "samples", v.points ? series_t[v.points - 1] : 0.0));
   }
   return r;
 }

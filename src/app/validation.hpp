@@ -42,7 +42,8 @@ std::string format(const GhiaComparison& g);
 double taylor_green_error(const std::vector<double>& velocity, index_t nx, index_t ny, double dx,
                           const cases::TaylorGreen& tg, double t);
 
-/// The shipped Ghia table (cases/lid_driven_cavity/ghia1982_re100_400_1000.csv in the source tree).
-std::string default_ghia_file();
+/// The shipped Ghia table for Re (cases/lid_driven_cavity/ghia1982_re3200_5000.csv for Re 3200 and 5000,
+/// else ghia1982_re100_400_1000.csv).
+std::string default_ghia_file(double re);
 
 }  // namespace eddy::app

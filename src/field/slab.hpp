@@ -31,7 +31,7 @@ struct SlabShape {
 
 /// Transposes and reductions over the ranks of a slab decomposition. Collective: every rank calls each
 /// function in the same order. Arrays are device memory; `fields` arrays are transposed at once, each
-/// `stride` elements after the previous one.
+/// `stride` elements after the previous one; source and destination must not overlap.
 class SlabExchange {
  public:
   virtual ~SlabExchange() = default;

@@ -20,11 +20,12 @@ using field::PaddedGrid;
 
 /// Reduction record of Stats on the device.
 struct StatsAcc {
-  double mass, ke, umax, bad;
+  double mass, ke, umax, bad, ss, sgs;
 };
 struct StatsOp {
   EDDY_HD StatsAcc operator()(const StatsAcc& a, const StatsAcc& b) const {
-    return {a.mass + b.mass, a.ke + b.ke, a.umax > b.umax ? a.umax : b.umax, a.bad + b.bad};
+    return {a.mass + b.mass, a.ke + b.ke, a.umax > b.umax ? a.umax : b.umax,
+            a.bad + b.bad,   a.ss + b.ss, a.sgs + b.sgs};
   }
 };
 struct Sum2 {
@@ -132,18 +133,28 @@ void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, double* rho
   });
 }
 
+/// Moments and the strain-rate sums of every interior cell. The strain rate comes from the
+/// non-equilibrium stress of the populations the next step loads, S = -3 omega / (2 rho) Pi_neq (with
+/// the cell's Smagorinsky omega when les > 0), so it needs no neighbour and no halo.
 template <class L, class T, class R>
-StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd) {
+StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd, R tau0, R les) {
   const PaddedGrid g = a.grid;
   return backend::parallel_reduce(
-      "lbm::stats", g.n_interior(), StatsAcc{0, 0, 0, 0},
+      "lbm::stats", g.n_interior(), StatsAcc{0, 0, 0, 0, 0, 0},
       [=] EDDY_DEVICE(index_t t) {
-        R drho, v[3];
-        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        R f[L::q];
+        cell_populations<L>(g.interior_to_padded(t), a, next_odd, f);
+        R drho, v[3], p[6];
+        moments<L>(f, drho, v, a.force);
+        pi_neq<L, true>(f, drho, v, a.force, p);
+        const R rho = R(1) + drho;
+        const R w = les > R(0) ? smagorinsky_omega(tau0, les, rho, p) : R(1) / tau0;
+        const double s = 1.5 * double(w) / double(rho), ss = s * s * double(contract(p));
+        const double nu_t = les > R(0) ? (1.0 / double(w) - double(tau0)) / 3.0 : 0.0;
         const double uu = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
-        const bool bad = !(std::isfinite(double(drho)) && std::isfinite(uu));
+        const bool bad = !(std::isfinite(double(drho)) && std::isfinite(uu) && std::isfinite(ss));
         return StatsAcc{bad ? 0.0 : double(drho), bad ? 0.0 : 0.5 * uu, bad ? 0.0 : std::sqrt(uu),
-                        bad ? 1.0 : 0.0};
+                        bad ? 1.0 : 0.0,          bad ? 0.0 : ss,       bad ? 0.0 : 2.0 * nu_t * ss};
       },
       StatsOp{});
 }
@@ -259,8 +270,8 @@ class SolverImpl final : public Solver {
   }
 
   Stats stats() const override {
-    const StatsAcc s = reduce_stats<L>(args(), next_odd());
-    return Stats{s.mass, s.ke, s.umax, s.bad};
+    const StatsAcc s = reduce_stats<L>(args(), next_odd(), R(setup_.tau), R(les_factor()));
+    return Stats{s.mass, s.ke, s.umax, s.bad, s.ss, s.sgs};
   }
 
   std::array<double, 2> velocity_change() override {
@@ -316,16 +327,38 @@ class SolverImpl final : public Solver {
  private:
   bool next_odd() const { return steps_ % 2 == 1; }
 
+  /// 18 C_s^2 of the Smagorinsky model (0 = none).
+  double les_factor() const { return 18.0 * setup_.smagorinsky * setup_.smagorinsky; }
+
+  /// The update with the configured operator. LES and body force are compile-time flags of it; the
+  /// solver instantiates the plain kernel and the one with both (a zero model constant gives omega back,
+  /// a zero force adds zeros), not all four: each combination is 12 more kernels per lattice and
+  /// precision, and the compile time of this file (CUDA in CI on 2 cores) is what that would cost.
+  void update(bool odd, const CellSet& cells) {
+    const bool les = setup_.smagorinsky > 0.0;
+    const bool force = setup_.force[0] != 0.0 || setup_.force[1] != 0.0 || setup_.force[2] != 0.0;
+    if (les || force)
+      update<true, true>(odd, cells);
+    else
+      update<false, false>(odd, cells);
+  }
+
+  template <bool Les, bool Force>
   void update(bool odd, const CellSet& cells) {
     const StreamCollideArgs<T, R> a = args();
-    if (setup_.collision == "trt") {
-      const double wp = 1.0 / setup_.tau;
-      const Trt<R> c{R(wp), R(trt_omega_minus(wp, setup_.trt_magic))};
+    CollisionExtras<R> x;
+    x.tau0 = R(setup_.tau), x.les = R(les_factor());
+    for (int d = 0; d < 3; ++d) x.force[d] = a.force[d];
+    const double w = 1.0 / setup_.tau;
+    auto launch = [&](const auto& c) {
       odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
-    } else {
-      const Bgk<R> c{R(1.0 / setup_.tau)};
-      odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
-    }
+    };
+    if (setup_.collision == "trt")
+      launch(Trt<R, Les, Force>{R(w), R(trt_omega_minus(w, setup_.trt_magic)), x, R(setup_.trt_magic)});
+    else if (setup_.collision == "regularized")
+      launch(Regularized<R, Les, Force>{R(w), x});
+    else
+      launch(Bgk<R, Les, Force>{R(w), x});
   }
 
   /// The whole interior, its inner box (one cell in from every face) and the shell around it.
@@ -355,6 +388,7 @@ class SolverImpl final : public Solver {
     a.grid = grid_;
     for (int k = 0; k < max_flag; ++k)
       for (int d = 0; d < 3; ++d) a.wall_u[k][d] = R(wall_u_[k][d]);
+    for (int d = 0; d < 3; ++d) a.force[d] = R(setup_.force[static_cast<std::size_t>(d)]);
     return a;
   }
 
@@ -414,6 +448,8 @@ std::unique_ptr<Solver> make_for_lattice(const Setup& s) {
 }  // namespace
 
 std::unique_ptr<Solver> make_solver(const Setup& s) {
+  if (s.collision != "bgk" && s.collision != "trt" && s.collision != "regularized")
+    throw InputError("numerics.collision: '" + s.collision + "' is not known (valid: bgk, trt, regularized)");
   if (s.lattice == "D2Q9" && s.dims == 2) return make_for_lattice<D2Q9>(s);
   if (s.lattice == "D3Q19" && s.dims == 3) return make_for_lattice<D3Q19>(s);
   if (s.lattice == "D3Q27" && s.dims == 3) return make_for_lattice<D3Q27>(s);

@@ -30,10 +30,12 @@ struct Setup {
   int rank = 0;                            ///< this rank's index in `boxes`
   field::Exchanger* exchanger = nullptr;   ///< moves ghost populations between ranks (null: one rank)
   std::string lattice = "D2Q9";            ///< D2Q9 | D3Q19 | D3Q27
-  std::string collision = "bgk";           ///< bgk | trt
+  std::string collision = "bgk";           ///< bgk | trt | regularized (recursive, Malaspinas 2015)
   Precision precision = Precision::fp64;   ///< population storage (arithmetic: FP64 for fp64, else FP32)
   double tau = 0.6;                        ///< relaxation time (viscosity nu = (tau - 1/2) / 3)
   double trt_magic = 3.0 / 16.0;           ///< TRT magic parameter
+  double smagorinsky = 0.0;                ///< Smagorinsky constant C_s (0 = no LES model)
+  Real3 force{0.0, 0.0, 0.0};              ///< body force per unit volume, lattice units (Guo forcing)
   std::array<FaceKind, 6> faces{};         ///< x_min, x_max, y_min, y_max, z_min, z_max
   std::array<Real3, 6> wall_velocity{};    ///< lattice velocity of moving walls, per face
 };
@@ -48,10 +50,13 @@ using InitialCondition = std::function<CellState(index_t, index_t, index_t)>;
 
 /// Sums and maxima over the block's interior cells, lattice units (the app reduces them over ranks).
 struct Stats {
-  double mass = 0.0;            ///< sum of rho - 1
-  double kinetic_energy = 0.0;  ///< sum of |u|^2 / 2
-  double max_speed = 0.0;       ///< max |u|
-  double nonfinite = 0.0;       ///< cells whose density or velocity is NaN or Inf
+  double mass = 0.0;             ///< sum of rho - 1
+  double kinetic_energy = 0.0;   ///< sum of |u|^2 / 2
+  double max_speed = 0.0;        ///< max |u|
+  double nonfinite = 0.0;        ///< cells whose density or velocity is NaN or Inf
+  double strain_sq = 0.0;        ///< sum of S:S, S the strain rate from the non-equilibrium stress
+                                 ///< (S = -3 omega / (2 rho) Pi_neq: local, second-order, no differences)
+  double sgs_dissipation = 0.0;  ///< sum of 2 nu_t S:S, the Smagorinsky model's dissipation (0 without LES)
 };
 
 class Solver {

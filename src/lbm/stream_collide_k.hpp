@@ -36,6 +36,7 @@ struct StreamCollideArgs {
   const std::uint8_t* flags;  ///< one flag per padded cell
   field::PaddedGrid grid;
   R wall_u[max_flag][3];  ///< lattice velocity of each moving-wall code
+  R force[3];             ///< body force per unit volume, lattice units (shifts the velocity by F/2 rho)
 };
 
 /// Moving-wall correction 6 w_i (c_i . u_w) for a population leaving a wall of code `flag` along c_i.
@@ -77,7 +78,7 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
   R f[L::q];
   load<L, Odd>(n, a, near, f);
   R drho, u[3];
-  moments<L>(f, drho, u);
+  moments<L>(f, drho, u, a.force);
   collide.template operator()<L>(f, drho, u);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
@@ -93,17 +94,24 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
   }
 }
 
-/// Density deviation and velocity of padded cell n at the current time: the moments of the populations
-/// the next step will load (after an even step, that load is the streaming of the odd step).
+/// Populations f_i(x, t) of padded cell n at the current time: those the next step will load (after an
+/// even step, that load is the streaming of the odd step).
 template <class L, class T, class R>
-EDDY_HD EDDY_INLINE void cell_moments(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd, R& drho,
-                                      R (&u)[3]) {
-  R f[L::q];
+EDDY_HD EDDY_INLINE void cell_populations(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd,
+                                          R (&f)[L::q]) {
   if (next_odd)
     load<L, true>(n, a, (a.flags[n] & near_solid) != 0, f);
   else
     load<L, false>(n, a, false, f);
-  moments<L>(f, drho, u);
+}
+
+/// Density deviation and velocity of padded cell n at the current time.
+template <class L, class T, class R>
+EDDY_HD EDDY_INLINE void cell_moments(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd, R& drho,
+                                      R (&u)[3]) {
+  R f[L::q];
+  cell_populations<L>(n, a, next_odd, f);
+  moments<L>(f, drho, u, a.force);
 }
 
 }  // namespace eddy::lbm

@@ -9,7 +9,7 @@ namespace {
 class PatternExchanger final : public field::Exchanger {
  public:
   PatternExchanger(const Comm& comm, std::unique_ptr<Transport> t)
-      : me_(comm.rank()), transport_(std::move(t)), name_(transport_->name()) {}
+      : me_(comm.rank()), transport_(std::move(t)) {}
 
   void start(void* data, int elem_bytes, const field::Pattern& p, field::Direction d) override {
     data_ = data, bytes_ = elem_bytes, pattern_ = &p, dir_ = d;
@@ -47,7 +47,10 @@ class PatternExchanger final : public field::Exchanger {
     pattern_ = nullptr;
   }
 
-  const char* name() const override { return name_.c_str(); }
+  const char* name() const override {  // for the log: `auto` names its choice once made
+    name_ = transport_->name();
+    return name_.c_str();
+  }
 
  private:
   struct Buffers {
@@ -55,7 +58,7 @@ class PatternExchanger final : public field::Exchanger {
   };
   int me_;
   std::unique_ptr<Transport> transport_;
-  std::string name_;
+  mutable std::string name_;
   std::vector<Buffers> buffers_;
   std::vector<Message> sends_, recvs_;
   void* data_ = nullptr;

@@ -5,12 +5,15 @@
 #include <mpi-ext.h>
 #endif
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <string>
 
 #include "backend/backend.hpp"
 #include "backend/device_comm.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace eddy::parallel {
 namespace {
@@ -67,7 +70,8 @@ class MpiTransport final : public Transport {
   }
 
   std::string name() const override {
-    return device_buffers_ ? "mpi-gpu (device buffers)" : "mpi (host-staged)";
+    if (!device_buffers_) return "mpi (host-staged)";
+    return backend::is_gpu() ? "mpi-gpu (device buffers)" : "mpi (buffers as they are)";
   }
 
  private:
@@ -106,6 +110,71 @@ class NcclTransport final : public Transport {
   std::unique_ptr<backend::DeviceComm> dc_;
 };
 
+/// parallel.comm: auto. Every transport this build and machine can run is tried in turn on the first
+/// rounds (fenced and timed from start to finish, so a transport that lets the interior update hide its
+/// messages is credited for it; the slowest rank's time counts), then the fastest (median of `trials`
+/// rounds after one warm-up round each) carries the rest of the run, as cuDecomp's autotuning does. Every
+/// transport delivers the same bytes, so results do not depend on the choice or on when it is made.
+class AutoTransport final : public Transport {
+ public:
+  static constexpr int trials = 5;
+
+  AutoTransport(const Comm& comm, std::vector<std::unique_ptr<Transport>> candidates)
+      : comm_(comm), c_(std::move(candidates)), times_(c_.size()) {
+    if (c_.size() == 1) chosen_ = 0;
+  }
+
+  void start(const std::vector<Message>& sends, const std::vector<Message>& recvs) override {
+    if (chosen_ < 0) {
+      backend::fence();
+      t0_ = std::chrono::steady_clock::now();
+    }
+    current().start(sends, recvs);
+  }
+
+  void finish() override {
+    current().finish();
+    if (chosen_ >= 0) return;
+    backend::fence();
+    const double t = comm_.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count());
+    const std::size_t k = static_cast<std::size_t>(round_) % c_.size();
+    if (round_ >= static_cast<long>(c_.size())) times_[k].push_back(t);  // the first round of each: warm-up
+    ++round_;
+    if (round_ < static_cast<long>(c_.size()) * (trials + 1)) return;
+    std::string report;
+    double best = 0;
+    for (std::size_t j = 0; j < c_.size(); ++j) {
+      std::vector<double>& v = times_[j];
+      std::sort(v.begin(), v.end());
+      const double median = v[v.size() / 2];
+      report += log::cat(j ? ", " : "", c_[j]->name(), " ", median * 1e3, " ms");
+      if (chosen_ < 0 || median < best) chosen_ = static_cast<int>(j), best = median;
+    }
+    log::info(log::cat("parallel.comm auto: ", c_[static_cast<std::size_t>(chosen_)]->name(), " (median of ",
+                       trials, " rounds each: ", report, ")"));
+  }
+
+  std::string name() const override {
+    if (chosen_ >= 0) return "auto: " + c_[static_cast<std::size_t>(chosen_)]->name();
+    std::string s = "auto (choosing among ";
+    for (std::size_t j = 0; j < c_.size(); ++j) s += (j ? ", " : "") + c_[j]->name();
+    return s + ")";
+  }
+
+ private:
+  Transport& current() {
+    return *c_[chosen_ >= 0 ? static_cast<std::size_t>(chosen_)
+                            : static_cast<std::size_t>(round_) % c_.size()];
+  }
+
+  Comm comm_;
+  std::vector<std::unique_ptr<Transport>> c_;
+  std::vector<std::vector<double>> times_;
+  int chosen_ = -1;
+  long round_ = 0;
+  std::chrono::steady_clock::time_point t0_;
+};
+
 }  // namespace
 
 bool mpi_device_aware() {
@@ -142,11 +211,16 @@ void check_transport(const std::string& mode) {
 
 std::unique_ptr<Transport> make_transport(const std::string& mode, const Comm& comm) {
   check_transport(mode);
-  if (mode == "nccl" || (mode == "auto" && backend::device_comm_available()))
-    return std::make_unique<NcclTransport>(comm);
+  if (mode == "nccl") return std::make_unique<NcclTransport>(comm);
+  if (mode == "mpi") return std::make_unique<MpiTransport>(comm, false);
   // On the CPU backend device memory is host memory: MPI takes the buffers as they are.
-  const bool direct = mode == "mpi-gpu" || (mode == "auto" && (!backend::is_gpu() || mpi_device_aware()));
-  return std::make_unique<MpiTransport>(comm, direct);
+  if (mode == "mpi-gpu") return std::make_unique<MpiTransport>(comm, true);
+  std::vector<std::unique_ptr<Transport>> candidates;
+  if (backend::device_comm_available()) candidates.push_back(std::make_unique<NcclTransport>(comm));
+  if (!backend::is_gpu() || mpi_device_aware())
+    candidates.push_back(std::make_unique<MpiTransport>(comm, true));
+  candidates.push_back(std::make_unique<MpiTransport>(comm, false));
+  return std::make_unique<AutoTransport>(comm, std::move(candidates));
 }
 
 }  // namespace eddy::parallel

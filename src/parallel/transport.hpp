@@ -35,8 +35,9 @@ class Transport {
 
 /// The transport for parallel.comm `mode` (mpi | mpi-gpu | nccl | auto) over `comm`; collective (nccl
 /// creates its communicator). Throws InputError naming parallel.comm when the mode is unknown or not
-/// available in this build or on this machine. `auto` takes nccl where it is built in, else mpi-gpu where
-/// MPI accepts device memory, else mpi; the CPU backend always uses MPI on host memory.
+/// available in this build or on this machine. `auto` tries every mode this build and machine run (nccl
+/// where built in, mpi-gpu where MPI accepts device memory or on the CPU backend, mpi) on the first
+/// rounds, timed, and keeps the fastest (logged).
 std::unique_ptr<Transport> make_transport(const std::string& mode, const Comm& comm);
 /// The checks of make_transport alone (nothing is created): for runs of one rank, which move no
 /// messages but must refuse a mode this build or machine cannot run just the same.

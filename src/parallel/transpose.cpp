@@ -17,7 +17,7 @@ std::size_t at(index_t n, std::size_t e) { return static_cast<std::size_t>(n) * 
 }  // namespace
 
 MpiSlabExchange::MpiSlabExchange(const Comm& comm, std::unique_ptr<Transport> t)
-    : comm_(comm), transport_(std::move(t)), name_(transport_->name()) {}
+    : comm_(comm), transport_(std::move(t)) {}
 
 void MpiSlabExchange::a_to_b(const field::SlabShape& s, const void* in, index_t in_stride, void* out,
                              index_t out_stride, int fields) {
@@ -57,6 +57,11 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
     const index_t send_n = (to_b ? nal * nbq : naq * nbl) * nc;
     const index_t recv_n = (to_b ? naq * nbl : nal * nbq) * nc;
     char* seg = send_.data() + spos;
+    if (q == r) {  // my own block: copied straight across below, while the messages fly
+      spos += at(fields * send_n, e);
+      rpos += at(fields * recv_n, e);
+      continue;
+    }
     for (int f = 0; f < fields; ++f) {
       const char* fin = src + at(f * in_stride, e);
       char* fseg = seg + at(f * send_n, e);
@@ -66,17 +71,26 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
       else  // q's a-planes of my b-rows: contiguous
         backend::copy_on_device(fseg, fin + at(a0q * nbl * nc, e), at(send_n, e));
     }
-    if (q == r)
-      backend::copy_on_device(recv_.data() + rpos, seg, at(fields * send_n, e));
-    else {
-      sends.push_back({q, seg, at(fields * send_n, e)});
-      recvs.push_back({q, recv_.data() + rpos, at(fields * recv_n, e)});
-    }
+    sends.push_back({q, seg, at(fields * send_n, e)});
+    recvs.push_back({q, recv_.data() + rpos, at(fields * recv_n, e)});
     spos += at(fields * send_n, e);
     rpos += at(fields * recv_n, e);
   }
 
   transport_->start(sends, recvs);
+  {  // my own block, one strided copy per field from the source to the destination layout
+    const index_t a0 = BlockSplit::start(na, P, r), b0 = BlockSplit::start(nb, P, r);
+    for (int f = 0; f < fields; ++f) {
+      const char* fin = src + at(f * in_stride, e);
+      char* fout = dst + at(f * out_stride, e);
+      if (to_b)
+        backend::copy_2d_on_device(fout + at(a0 * nbl * nc, e), at(nbl * nc, e), fin + at(b0 * nc, e),
+                                   at(nb * nc, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
+      else
+        backend::copy_2d_on_device(fout + at(b0 * nc, e), at(nb * nc, e), fin + at(a0 * nbl * nc, e),
+                                   at(nbl * nc, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
+    }
+  }
   transport_->finish();
 
   rpos = 0;
@@ -85,7 +99,7 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
     const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
     const index_t recv_n = (to_b ? naq * nbl : nal * nbq) * nc;
     const char* seg = recv_.data() + rpos;
-    for (int f = 0; f < fields; ++f) {
+    for (int f = 0; f < fields && q != r; ++f) {
       char* fout = dst + at(f * out_stride, e);
       const char* fseg = seg + at(f * recv_n, e);
       if (to_b)  // q's a-planes of my b-rows: contiguous in the b-slab layout

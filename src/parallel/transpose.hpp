@@ -25,7 +25,10 @@ class MpiSlabExchange final : public field::SlabExchange {
               int fields) override;
   void sum(double* v, int n) override;
   double max(double v) override { return comm_.max(v); }
-  const char* name() const override { return name_.c_str(); }
+  const char* name() const override {  // for the log: `auto` names its choice once made
+    name_ = transport_->name();
+    return name_.c_str();
+  }
 
  private:
   /// One transpose; `to_b` picks the direction.
@@ -34,7 +37,7 @@ class MpiSlabExchange final : public field::SlabExchange {
 
   Comm comm_;
   std::unique_ptr<Transport> transport_;
-  std::string name_;
+  mutable std::string name_;
   backend::DeviceArray<char> send_, recv_;  // packed segments, kept between calls
 };
 

@@ -39,7 +39,7 @@ std::vector<std::vector<long>> shapes(int size, int dims) {
 
 template <class L>
 void check(const Int3& global, const std::array<lbm::FaceKind, 6>& faces, const std::vector<long>& ranks,
-           const std::string& mode = "mpi") {
+           const std::string& mode = "mpi", int rounds = 1) {
   const parallel::Comm comm;
   const auto d = parallel::Decomposition::make(L::d, global, ranks, comm);
   lbm::Setup s;
@@ -65,44 +65,47 @@ void check(const Int3& global, const std::array<lbm::FaceKind, 6>& faces, const 
           h[static_cast<std::size_t>(j * N + g.at(x, y, z))] = code(c, global, j, L::q);
       }
   backend::DeviceArray<double> f;
-  f.from_host(h);
   const std::unique_ptr<field::Exchanger> exchanger =
       parallel::make_exchanger(mode, comm);  // local on one rank
   field::Exchanger& ex = *exchanger;
+  // Several rounds through one exchanger: `auto` tries each transport in turn on its first rounds.
+  for (int round = 0; round < rounds; ++round) {
+    f.from_host(h);
 
-  ex.exchange(f.data(), sizeof(double), pattern, field::Direction::forward);
-  std::vector<double> after = f.to_host();
-  std::vector<bool> linked(h.size(), false);
-  long links = 0;
-  layout.for_each_ghost_link(s.rank, [&](index_t cell, int j, const index_t(&img)[3]) {
-    const std::size_t e = static_cast<std::size_t>(j * N + cell);
-    linked[e] = true;
-    ++links;
-    EXPECT_EQ(after[e], code(img, global, j, L::q))
-        << "rank " << s.rank << " ghost cell " << cell << " slot " << j;
-  });
-  for (std::size_t e = 0; e < h.size(); ++e) {
-    if (!linked[e]) {
-      ASSERT_EQ(after[e], h[e]) << "rank " << s.rank << ": entry " << e << " changed";
+    ex.exchange(f.data(), sizeof(double), pattern, field::Direction::forward);
+    std::vector<double> after = f.to_host();
+    std::vector<bool> linked(h.size(), false);
+    long links = 0;
+    layout.for_each_ghost_link(s.rank, [&](index_t cell, int j, const index_t(&img)[3]) {
+      const std::size_t e = static_cast<std::size_t>(j * N + cell);
+      linked[e] = true;
+      ++links;
+      EXPECT_EQ(after[e], code(img, global, j, L::q))
+          << "rank " << s.rank << " ghost cell " << cell << " slot " << j;
+    });
+    for (std::size_t e = 0; e < h.size(); ++e) {
+      if (!linked[e]) {
+        ASSERT_EQ(after[e], h[e]) << "rank " << s.rank << ": entry " << e << " changed";
+      }
     }
-  }
 
-  // Reverse: each ghost link carries minus its image's code back; every interior entry that is some
-  // ghost's image receives exactly that, the rest stays.
-  for (std::size_t e = 0; e < h.size(); ++e)
-    if (linked[e]) after[e] = -after[e];
-  f.from_host(after);
-  ex.exchange(f.data(), sizeof(double), pattern, field::Direction::reverse);
-  const std::vector<double> back = f.to_host();
-  for (std::size_t e = 0; e < h.size(); ++e) {
-    if (linked[e]) continue;
-    ASSERT_TRUE(back[e] == h[e] || back[e] == -h[e]) << "rank " << s.rank << ": entry " << e;
+    // Reverse: each ghost link carries minus its image's code back; every interior entry that is some
+    // ghost's image receives exactly that, the rest stays.
+    for (std::size_t e = 0; e < h.size(); ++e)
+      if (linked[e]) after[e] = -after[e];
+    f.from_host(after);
+    ex.exchange(f.data(), sizeof(double), pattern, field::Direction::reverse);
+    const std::vector<double> back = f.to_host();
+    for (std::size_t e = 0; e < h.size(); ++e) {
+      if (linked[e]) continue;
+      ASSERT_TRUE(back[e] == h[e] || back[e] == -h[e]) << "rank " << s.rank << ": entry " << e;
+    }
+    // Count of negated interior entries summed over ranks = ghost links summed over ranks.
+    long negated = 0;
+    for (std::size_t e = 0; e < h.size(); ++e)
+      if (h[e] > 0 && back[e] < 0) ++negated;
+    EXPECT_EQ(comm.sum(negated), comm.sum(links));
   }
-  // Count of negated interior entries summed over ranks = ghost links summed over ranks.
-  long negated = 0;
-  for (std::size_t e = 0; e < h.size(); ++e)
-    if (h[e] > 0 && back[e] < 0) ++negated;
-  EXPECT_EQ(comm.sum(negated), comm.sum(links));
 }
 
 using lbm::FaceKind;
@@ -131,6 +134,12 @@ TEST(LbmHalo, D3Q19EveryTransport) {
   const int size = parallel::Comm().size();
   for (const std::string& mode : test::available_transports())
     for (const auto& r : shapes(size, 3)) check<lbm::D3Q19>({5, 6, 4}, mixed, r, mode);
+}
+
+// auto over enough rounds to try every transport and settle on one: every round stays exact.
+TEST(LbmHalo, AutoChoosesATransportAndStaysExact) {
+  const int size = parallel::Comm().size();
+  check<lbm::D3Q19>({5, 6, 4}, mixed, shapes(size, 3).back(), "auto", 24);
 }
 
 TEST(LbmHalo, D3Q27EveryShape) {

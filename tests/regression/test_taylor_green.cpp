@@ -44,6 +44,7 @@ void check_second_order(const std::string& collision) {
 
 TEST(TaylorGreen2D, SecondOrderConvergenceBgk) { check_second_order("bgk"); }
 TEST(TaylorGreen2D, SecondOrderConvergenceTrt) { check_second_order("trt"); }
+TEST(TaylorGreen2D, SecondOrderConvergenceRegularized) { check_second_order("regularized"); }
 
 }  // namespace
 }  // namespace eddy

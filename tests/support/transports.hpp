@@ -10,9 +10,9 @@
 namespace eddy::test {
 
 /// 'mpi' always; 'mpi-gpu' on the CPU backend (MPI takes the host arrays as they are) or with a
-/// CUDA-aware MPI; 'nccl' where it is built in.
+/// CUDA-aware MPI; 'nccl' where it is built in; 'auto' (tries them in turn on its first rounds).
 inline std::vector<std::string> available_transports() {
-  std::vector<std::string> m{"mpi"};
+  std::vector<std::string> m{"mpi", "auto"};
   if (!backend::is_gpu() || parallel::mpi_device_aware()) m.push_back("mpi-gpu");
   if (backend::device_comm_available()) m.push_back("nccl");
   return m;

@@ -596,7 +596,9 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
     EXPECT_NO_THROW(load_text(kMinimal, "x.yaml", {key + "=" + line.substr(colon + 2)})) << key;
     ++count;
   }
-  EXPECT_EQ(count, 73u);  // 56 + 5 of physics.forcing + 12 of optimize
+  EXPECT_EQ(
+      count,
+      76u);  // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant}
 }
 
 }  // namespace

@@ -169,5 +169,224 @@ TYPED_TEST(LatticeTest, EquilibriumIsAFixedPointOfCollision) {
   EXPECT_LT(equilibrium_fixed_point_error<TypeParam>(), 1e-16);
 }
 
+/// Random shifted populations of test cell k: a state near rest with a sizeable non-equilibrium part.
+template <class L>
+EDDY_HD void random_state(index_t k, double (&f)[L::q]) {
+  for (int i = 0; i < L::q; ++i) f[i] = 0.01 * (hash01(k, 10 + i) - 0.5);
+}
+
+/// Collide a copy of f with operator `op` of test k (0..11: BGK, TRT, regularized, each plain, with
+/// Smagorinsky, with a body force, with both), with a body force F (zero for the operators without it).
+template <class L>
+EDDY_HD void collide_with(int op, const double (&F)[3], double (&g)[L::q], double drho,
+                          const double (&u)[3]) {
+  CollisionExtras<double> x;
+  x.tau0 = 1.0 / 1.7, x.les = 18 * 0.17 * 0.17;
+  for (int a = 0; a < 3; ++a) x.force[a] = F[a];
+  const double wm = 0.9;
+  switch (op) {
+    case 0:
+      Bgk<double>{1.7, x}.template operator()<L>(g, drho, u);
+      break;
+    case 1:
+      Trt<double>{1.7, wm, x}.template operator()<L>(g, drho, u);
+      break;
+    case 2:
+      Regularized<double>{1.7, x}.template operator()<L>(g, drho, u);
+      break;
+    case 3:
+      Bgk<double, true>{1.7, x}.template operator()<L>(g, drho, u);
+      break;
+    case 4:
+      Trt<double, true>{1.7, wm, x}.template operator()<L>(g, drho, u);
+      break;
+    case 5:
+      Regularized<double, true>{1.7, x}.template operator()<L>(g, drho, u);
+      break;
+    case 6:
+      Bgk<double, false, true>{1.7, x}.template operator()<L>(g, drho, u);
+      break;
+    case 7:
+      Trt<double, false, true>{1.7, wm, x}.template operator()<L>(g, drho, u);
+      break;
+    case 8:
+      Regularized<double, false, true>{1.7, x}.template operator()<L>(g, drho, u);
+      break;
+    case 9:
+      Bgk<double, true, true>{1.7, x}.template operator()<L>(g, drho, u);
+      break;
+    case 10:
+      Trt<double, true, true>{1.7, wm, x}.template operator()<L>(g, drho, u);
+      break;
+    default:
+      Regularized<double, true, true>{1.7, x}.template operator()<L>(g, drho, u);
+      break;
+  }
+}
+constexpr int n_operators = 12;
+EDDY_HD constexpr bool forced(int op) { return op >= 6; }
+
+/// Max error of mass and momentum over one collision of random populations, every operator and model:
+/// mass unchanged, momentum sum c_i f_i changed by exactly the body force F (Guo: u = (j + F/2)/rho).
+template <class L>
+double operator_conservation_error() {
+  return backend::parallel_reduce(
+      "test::operator_conservation", 2048 * n_operators, 0.0,
+      [=] EDDY_DEVICE(index_t t) {
+        const int op = static_cast<int>(t % n_operators);
+        const index_t k = t / n_operators;
+        double f[L::q], g[L::q];
+        random_state<L>(k, f);
+        double F[3] = {0, 0, 0};
+        if (forced(op))
+          for (int a = 0; a < L::d; ++a) F[a] = 1e-4 * (hash01(k, 50 + a) - 0.5);
+        double drho0, u0[3], j0[3] = {0, 0, 0}, j1[3] = {0, 0, 0};
+        moments<L>(f, drho0, u0, F);
+        for (int i = 0; i < L::q; ++i) g[i] = f[i];
+        collide_with<L>(op, F, g, drho0, u0);
+        double m1 = 0;
+        for (int i = 0; i < L::q; ++i) {
+          m1 += g[i];
+          for (int a = 0; a < 3; ++a) j0[a] += L::c(i, a) * f[i], j1[a] += L::c(i, a) * g[i];
+        }
+        double err = fabs(m1 - drho0);
+        for (int a = 0; a < 3; ++a) err = fmax(err, fabs(j1[a] - j0[a] - F[a]));
+        return err;
+      },
+      backend::Max{});
+}
+
+// Round-off: populations are O(1e-2), sums of q of them; 1e-16 is a few ulps of the sums.
+TYPED_TEST(LatticeTest, EveryOperatorConservesMassAndMomentum) {
+  EXPECT_LT(operator_conservation_error<TypeParam>(), 1e-16);
+}
+
+/// The regularized operator's equilibrium (its output with omega = 1: the third-order Hermite
+/// equilibrium) is a fixed point of the operator at any omega, with and without LES.
+template <class L>
+double regularized_fixed_point_error() {
+  return backend::parallel_reduce(
+      "test::regularized_fixed_point", 2048, 0.0,
+      [=] EDDY_DEVICE(index_t k) {
+        double f[L::q], drho, u[3];
+        // A state with |u| up to 0.15 (the largest lattice Mach number the configs use).
+        for (int i = 0; i < L::q; ++i) f[i] = 0.3 * L::w(i) * (hash01(k, 10 + i) - 0.5);
+        moments<L>(f, drho, u);
+        Regularized<double>{1.0}.template operator()<L>(f, drho, u);  // -> its equilibrium
+        double g[L::q], h[L::q];
+        for (int i = 0; i < L::q; ++i) g[i] = h[i] = f[i];
+        moments<L>(g, drho, u);
+        CollisionExtras<double> x;
+        x.tau0 = 1.0 / 1.9, x.les = 18 * 0.17 * 0.17;
+        Regularized<double>{1.9}.template operator()<L>(g, drho, u);
+        Regularized<double, true>{1.9, x}.template operator()<L>(h, drho, u);
+        double err = 0;
+        for (int i = 0; i < L::q; ++i) err = fmax(err, fmax(fabs(g[i] - f[i]), fabs(h[i] - f[i])));
+        return err;
+      },
+      backend::Max{});
+}
+
+TYPED_TEST(LatticeTest, RegularizedEquilibriumIsAFixedPoint) {
+  EXPECT_LT(regularized_fixed_point_error<TypeParam>(), 1e-16);
+}
+
+/// The regularized collision relaxes the non-equilibrium stress exactly like BGK,
+/// Pi_neq(after) = (1 - omega) Pi_neq(before) (same viscosity), with and without a body force.
+template <class L>
+double regularized_stress_error() {
+  return backend::parallel_reduce(
+      "test::regularized_stress", 2048, 0.0,
+      [=] EDDY_DEVICE(index_t k) {
+        const double omega = 1.6;
+        double f[L::q], drho, u[3], before[6];
+        random_state<L>(k, f);
+        double F[3] = {0, 0, 0};
+        if (k % 2)
+          for (int a = 0; a < L::d; ++a) F[a] = 1e-4 * (hash01(k, 50 + a) - 0.5);
+        moments<L>(f, drho, u, F);
+        pi_neq<L, true>(f, drho, u, F, before);
+        CollisionExtras<double> x;
+        for (int a = 0; a < 3; ++a) x.force[a] = F[a];
+        if (k % 2)
+          Regularized<double, false, true>{omega, x}.template operator()<L>(f, drho, u);
+        else
+          Regularized<double>{omega}.template operator()<L>(f, drho, u);
+        // The post-collision second moment, sum c c f~ = drho/3 I + A2, against A2 built from the
+        // pre-collision moments.
+        double s[6] = {0, 0, 0, 0, 0, 0}, m = 0;
+        for (int i = 0; i < L::q; ++i) {
+          const double cx = L::c(i, 0), cy = L::c(i, 1), cz = L::c(i, 2);
+          m += f[i];
+          s[0] += cx * cx * f[i], s[1] += cy * cy * f[i], s[2] += cz * cz * f[i];
+          s[3] += cx * cy * f[i], s[4] += cx * cz * f[i], s[5] += cy * cz * f[i];
+        }
+        const double rho = 1 + m, iso[6] = {m / 3, m / 3, L::d == 3 ? m / 3 : 0.0, 0, 0, 0};
+        const int ab[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+        double err = 0;
+        for (int c = 0; c < 6; ++c) {
+          // Expected: A2 = rho u u + (1 - omega) Pi_neq + (u F + F u)/2 with the pre-collision u.
+          const int a = ab[c][0], b = ab[c][1];
+          const double a2 = rho * u[a] * u[b] + (1 - omega) * before[c] + 0.5 * (u[a] * F[b] + u[b] * F[a]);
+          err = fmax(err, fabs(s[c] - iso[c] - a2));
+        }
+        return err;
+      },
+      backend::Max{});
+}
+
+TYPED_TEST(LatticeTest, RegularizedRelaxesTheStressLikeBgk) {
+  EXPECT_LT(regularized_stress_error<TypeParam>(), 1e-16);
+}
+
+/// The regularized equilibrium carries the third-order Hermite moments rho u_a u_a u_b (and rho u_x u_y u_z
+/// on D3Q27) exactly: on D3Q19 this checks the projection on its non-orthogonal pairs (H_xxy, H_yzz)...
+template <class L>
+double regularized_third_moment_error() {
+  return backend::parallel_reduce(
+      "test::regularized_third_moments", 2048, 0.0,
+      [=] EDDY_DEVICE(index_t k) {
+        double f[L::q], drho, u[3];
+        for (int i = 0; i < L::q; ++i) f[i] = 0.3 * L::w(i) * (hash01(k, 10 + i) - 0.5);
+        moments<L>(f, drho, u);
+        Regularized<double>{1.0}.template operator()<L>(f, drho, u);
+        const double rho = 1 + drho, t = 1.0 / 3.0;
+        // (a, a, b) index triples of H_aab; a == b == -1 marks H_xyz.
+        const int n = L::d == 2 ? 2 : (L::q == 27 ? 7 : 6);
+        const int ab[7][2] = {{0, 1}, {1, 0}, {0, 2}, {2, 0}, {1, 2}, {2, 1}, {-1, -1}};
+        double err = 0;
+        for (int m = 0; m < n; ++m) {
+          const int a = ab[m][0], b = ab[m][1];
+          double mom = 0;
+          for (int i = 0; i < L::q; ++i) {
+            const double h = a < 0 ? double(L::c(i, 0) * L::c(i, 1) * L::c(i, 2))
+                                   : (L::c(i, a) * L::c(i, a) - t) * L::c(i, b);
+            mom += h * f[i];
+          }
+          const double expect = a < 0 ? rho * u[0] * u[1] * u[2] : rho * u[a] * u[a] * u[b];
+          err = fmax(err, fabs(mom - expect));
+        }
+        return err;
+      },
+      backend::Max{});
+}
+
+TYPED_TEST(LatticeTest, RegularizedThirdOrderMomentsAreExact) {
+  EXPECT_LT(regularized_third_moment_error<TypeParam>(), 1e-16);
+}
+
+/// The Smagorinsky rate solves tau = tau0 + 3 C_s^2 |S| with |S| = sqrt(2 S:S), S = -3/(2 rho tau) Pi.
+TEST(Smagorinsky, RelaxationTimeSolvesTheModelEquation) {
+  double worst = 0;
+  for (int k = 0; k < 200; ++k) {
+    const double tau0 = 0.5 + 1e-4 * (k + 1), cs = 0.1 + 0.001 * k, rho = 1.0 + 0.01 * std::sin(k);
+    const double p[6] = {1e-3 * std::sin(k + 1.0), 2e-3 * std::cos(k), -1e-3, 5e-4, -2e-4, 1e-4 * k};
+    const double tau = 1.0 / smagorinsky_omega(tau0, 18 * cs * cs, rho, p);
+    const double S = 1.5 / (rho * tau) * std::sqrt(2.0 * contract(p));
+    worst = std::max(worst, std::fabs(tau - tau0 - 3 * cs * cs * S));
+  }
+  EXPECT_LT(worst, 1e-14);
+}
+
 }  // namespace
 }  // namespace eddy::lbm
