@@ -357,7 +357,7 @@ TEST(Spectral, LongitudinalDerivativeMomentsAreExact) {
   EXPECT_NEAR(gm.m2[2], 0.0, 1e-13);
   EXPECT_NEAR(gm.m3[2], 0.0, 1e-13);
   EXPECT_NEAR(gm.skewness(), 0.0, 1e-13);  // x and y cancel; z has no gradient and counts 0
-  eddy::spectral::GradientMoments g;  // the average of m3 / m2^(3/2) over the directions
+  eddy::spectral::GradientMoments g;       // the average of m3 / m2^(3/2) over the directions
   g.m2[0] = 1, g.m2[1] = 4, g.m2[2] = 1, g.m3[0] = -0.5, g.m3[1] = -4, g.m3[2] = 0;
   EXPECT_NEAR(g.skewness(), -1.0 / 3, 1e-15);
 }
@@ -394,13 +394,26 @@ TEST(Spectral, StepsDoNotDependOnWhatRunsBetweenThem) {
             plain->step(0.01);
             busy->step(0.01);
             switch (n) {
-              case 0: (void)busy->stats(); break;
-              case 1: busy->vorticity(f); break;
-              case 2: (void)busy->gradient_moments(); break;
-              case 3: busy->transforms_of_step(true); break;
-              case 4: busy->load_state(busy->save_state(), busy->steps()); break;
-              case 5: busy->velocity(f); break;
-              default: break;
+              case 0:
+                (void)busy->stats();
+                break;
+              case 1:
+                busy->vorticity(f);
+                break;
+              case 2:
+                (void)busy->gradient_moments();
+                break;
+              case 3:
+                busy->transforms_of_step(true);
+                break;
+              case 4:
+                busy->load_state(busy->save_state(), busy->steps());
+                break;
+              case 5:
+                busy->velocity(f);
+                break;
+              default:
+                break;
             }
           }
           EXPECT_EQ(plain->save_state(), busy->save_state())
