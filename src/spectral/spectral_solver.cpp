@@ -515,8 +515,8 @@ class SolverImpl final : public Solver {
   DeviceArray<C> u_, acc_, x_, w_;  // state, accumulator, stage value, transform work (spectral)
   DeviceArray<T> p_;                // transform work (physical)
   long steps_ = 0;
-  bool ready_ =
-      false;  // w_ holds the inputs of the next step's stage 1 (step leaves them; the rest reuse w_)
+  // w_ holds the inputs of the next step's stage 1 (step leaves them there; the rest reuse w_).
+  bool ready_ = false;
 };
 
 }  // namespace
