@@ -12,8 +12,11 @@
 # (GPU = CPU, bench, TGV 256^3, 128^3, BGK, D3Q27, LES, cavities, cube) and a run that would not fit is skipped.
 # Results (at most 8 files): summary.txt, tgv.csv, tgv_diagnostics.csv, cavity.csv, bench.csv and, with
 # matplotlib, tgv_q19_reg_256.png, tgv_q27_reg_256.png (-dE/dt against the DNS).
+# EDDY_SECTIONS picks what runs (default all: "check bench tgv cavity cube"), e.g. two instances on the two
+# GPUs of one machine with EDDY_GPU_BIN / EDDY_CPU_BIN given and CUDA_VISIBLE_DEVICES set.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+want() { [[ " ${EDDY_SECTIONS:-check bench tgv cavity cube} " == *" $1 "* ]]; }
 out=${1:-$root/gpu_lbm_turbulence_out}
 gtest=${2:-}
 mkdir -p "$out"
@@ -47,6 +50,7 @@ fi
 $gpu info
 quiet=(--quiet --set output.fields.every=0)
 
+if want check; then
 echo "== GPU vs CPU, FP64 (max relative difference <= 1e-12): regularized + Smagorinsky + body force"
 cmp=$root/scripts/compare_fields.py
 g3=(--set "domain.cells=[24,24,24]" --set run.end_time=0 --set run.steps=100 --set numerics.precision=fp64
@@ -64,6 +68,8 @@ for op in regularized trt; do
   echo -n "cavity D2Q9 $op+force: "; $py "$cmp" "$w"/cpu2d_$op/fields/*_00002000.h5 "$w"/gpu2d_$op/fields/*_00002000.h5 --tol 1e-12
 done
 
+fi
+if want bench; then
 echo "== bench: 256^3 FP32, every operator"
 for lat in D3Q19 D3Q27; do
   for op in bgk trt regularized regularized+les; do
@@ -76,6 +82,8 @@ done
 tlim 40 "$gpu" bench "$root/configs/bench/lbm_d2q9_2048.yaml" --set numerics.collision=regularized \
   --json "$w/bench_D2Q9_regularized.json" 2>&1 | tail -1
 
+fi
+if want tgv; then
 echo "== Taylor-Green vortex Re 1600 to t = 20 (configs/tgv3d_lbm.yaml), FP32"
 tgv() {  # tgv NAME TIMEOUT_S [--set ...]
   local name=$1 lim=$2
@@ -98,10 +106,12 @@ tgv q19_bgk_256 80 --set "domain.cells=[256,256,256]" --set numerics.collision=b
 tgv q27_reg_256 120 --set "domain.cells=[256,256,256]" --set numerics.lattice=D3Q27
 tgv q19_reg_les_128 40 --set "domain.cells=[128,128,128]" --set numerics.les.model=smagorinsky --set numerics.les.constant=0.1
 
+fi
+if want cavity; then
 echo "== 2D cavity to steady state, FP64, against Ghia et al. (1982)"
 : >"$w/cavity_status.csv"
-for re in 3200 5000; do
-  for run in 256:regularized 512:regularized 256:regularized+les 256:trt; do
+for run in 256:regularized 512:regularized 256:regularized+les 256:trt; do  # by value: both Re first
+  for re in 3200 5000; do
     n=${run%%:*} op=${run#*:}
     c=${op%+les} les=none
     [ "$op" != "$c" ] && les=smagorinsky
@@ -114,11 +124,14 @@ for re in 3200 5000; do
     echo "$re,$n,$op,$rc,$(( $(date +%s) - s ))" >>"$w/cavity_status.csv"
   done
 done
+fi
+if want cube; then
 echo "== 3D cube Re 1000, 128^3 (configs/cavity3d_re1000_128.yaml)"
 s=$(date +%s)
 tlim 60 "$gpu" run "$root/configs/cavity3d_re1000_128.yaml" --quiet --out "$w/cube" >/dev/null 2>&1
 echo "cube: exit $?, $(( $(date +%s) - s )) s; $(grep -E 'stopped|residual' "$w/cube/run.log" 2>/dev/null | tail -2 | tr '\n' ' ')"
 
+fi
 "$py" "$root/scripts/post/lbm_turbulence_summary.py" "$w" "$out"
 # Plots (need matplotlib; skipped quietly without it): -dE/dt of the 256^3 regularized run against the DNS.
 for name in q19_reg_256 q27_reg_256; do
