@@ -25,7 +25,10 @@ w=${TMPDIR:-/tmp}/eddy_lbm_turbulence_$$  # run directories (GB of fields) stay 
 mkdir -p "$w"
 trap 'rm -rf "$w"' EXIT
 exec > >(tee "$out/summary.txt") 2>&1
-py=/usr/bin/python3; [ -x "$py" ] || py=$(command -v python3)
+py=$(command -v python3)  # the one with h5py and numpy (on the H200 machines: PATH's, not /usr/bin's)
+for p in "$(command -v python3)" /usr/bin/python3; do
+  [ -x "$p" ] && "$p" -c "import h5py, numpy" 2>/dev/null && { py=$p; break; }
+done
 t0=$(date +%s)
 budget=${EDDY_BUDGET_S:-560}  # the whole script, build included, stays below this (the device tool allows 600)
 lim() {  # lim SECONDS: SECONDS, or what is left of the budget if less (0 = skip)

@@ -82,6 +82,22 @@ class MpiTransport final : public Transport {
   std::vector<MPI_Request> requests_;
 };
 
+/// The ranks (of the same host) that share this rank's GPU, "" if none: NCCL needs a device of its own
+/// per rank. Collective.
+std::string ranks_sharing_my_gpu(const Comm& comm) {
+  constexpr int len = 256;
+  char mine[len] = {};
+  const std::string key = Comm::hostname() + " #" + std::to_string(backend::device_info().device_id);
+  key.copy(mine, len - 1);
+  std::vector<char> all(static_cast<std::size_t>(len) * static_cast<std::size_t>(comm.size()));
+  MPI_Allgather(mine, len, MPI_CHAR, all.data(), len, MPI_CHAR, comm.native());
+  std::string shared;
+  for (int r = 0; r < comm.size(); ++r)
+    if (r != comm.rank() && std::string(&all[static_cast<std::size_t>(r) * len]) == key)
+      shared += (shared.empty() ? "" : ", ") + std::to_string(r);
+  return shared;
+}
+
 /// NCCL send/recv grouped per round, ordered on the device after the packing kernels.
 class NcclTransport final : public Transport {
  public:
@@ -211,12 +227,25 @@ void check_transport(const std::string& mode) {
 
 std::unique_ptr<Transport> make_transport(const std::string& mode, const Comm& comm) {
   check_transport(mode);
-  if (mode == "nccl") return std::make_unique<NcclTransport>(comm);
+  // NCCL wants a GPU per rank; decided collectively (one rank sharing makes every rank leave NCCL out).
+  const bool gpu_shared = backend::device_comm_available() && comm.any(!ranks_sharing_my_gpu(comm).empty());
+  if (mode == "nccl") {
+    if (gpu_shared) {
+      const std::string shared = ranks_sharing_my_gpu(comm);
+      throw InputError("parallel.comm: 'nccl' needs one GPU per rank, and ranks share GPUs here" +
+                       (shared.empty() ? std::string()
+                                       : " (rank " + std::to_string(comm.rank()) + " shares " +
+                                             Comm::hostname() + "'s GPU with rank(s) " + shared + ")") +
+                       "; start one rank per GPU, or use 'mpi'");
+    }
+    return std::make_unique<NcclTransport>(comm);
+  }
   if (mode == "mpi") return std::make_unique<MpiTransport>(comm, false);
   // On the CPU backend device memory is host memory: MPI takes the buffers as they are.
   if (mode == "mpi-gpu") return std::make_unique<MpiTransport>(comm, true);
   std::vector<std::unique_ptr<Transport>> candidates;
-  if (backend::device_comm_available()) candidates.push_back(std::make_unique<NcclTransport>(comm));
+  if (backend::device_comm_available() && !gpu_shared)
+    candidates.push_back(std::make_unique<NcclTransport>(comm));
   if (!backend::is_gpu() || mpi_device_aware())
     candidates.push_back(std::make_unique<MpiTransport>(comm, true));
   candidates.push_back(std::make_unique<MpiTransport>(comm, false));

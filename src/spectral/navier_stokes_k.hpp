@@ -85,17 +85,25 @@ EDDY_HD EDDY_INLINE Complex<T> vorticity_2d(const Mode<T>& md, Complex<T> u, Com
 
 // ------------------------------------------------------------------------------------------- 3D
 
-/// The six spectral fields the 3D nonlinear term needs: u and omega = i k x u.
+/// The six spectral fields the 3D nonlinear term needs: u and omega = i k x u (u given by value).
 template <class T>
-EDDY_HD EDDY_INLINE void velocity_vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T> phase,
-                                               Complex<T>* out, index_t m, index_t cs) {
-  const Complex<T> ux = u[m] * phase, uy = u[m + cs] * phase, uz = u[m + 2 * cs] * phase;
+EDDY_HD EDDY_INLINE void velocity_vorticity_3d_of(const Mode<T>& md, const Complex<T> (&u)[3],
+                                                  Complex<T> phase, Complex<T>* out, index_t m, index_t cs) {
+  const Complex<T> ux = u[0] * phase, uy = u[1] * phase, uz = u[2] * phase;
   out[m] = ux;
   out[m + cs] = uy;
   out[m + 2 * cs] = uz;
   out[m + 3 * cs] = times_i(md.k[1] * uz - md.k[2] * uy);
   out[m + 4 * cs] = times_i(md.k[2] * ux - md.k[0] * uz);
   out[m + 5 * cs] = times_i(md.k[0] * uy - md.k[1] * ux);
+}
+
+/// The same from the three component arrays of u (cs apart).
+template <class T>
+EDDY_HD EDDY_INLINE void velocity_vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T> phase,
+                                               Complex<T>* out, index_t m, index_t cs) {
+  const Complex<T> v[3] = {u[m], u[m + cs], u[m + 2 * cs]};
+  velocity_vorticity_3d_of(md, v, phase, out, m, cs);
 }
 
 /// u x omega at physical point i, from (u, omega); written over u.

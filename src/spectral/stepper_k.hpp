@@ -56,45 +56,78 @@ EDDY_HD EDDY_INLINE StagePoint<T, R::comps> stage_point(index_t m, const Grid& g
   return p;
 }
 
-/// Stage s (1..4) of RK4 at local mode m, given the nonlinear term of the current stage value.
-template <class T, class R>
-EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a) {
+/// Where a stage puts its new stage value x (R::comps components at local mode m): StoreX keeps it in a.x,
+/// the solver's fused sinks (spectral_solver.cpp) turn it straight into the next stage's transform inputs.
+/// A sink whose last() is true gets the new state from the last stage too (the next step's stage-1 value).
+template <class T>
+struct StoreX {
+  EDDY_HD EDDY_INLINE bool last() const { return false; }
+  template <int D>
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& /*md*/, const StageArgs<T>& a,
+                                      const Complex<T> (&x)[D]) const {
+    for (int d = 0; d < D; ++d) a.x[m + d * a.cs] = x[d];
+  }
+};
+
+/// Stage s (1..4) of RK4 at local mode m, given the nonlinear term of the current stage value; the new
+/// stage value (stages 1..3; stage 4: the new state, if sink.last()) goes to `sink`.
+template <class T, class R, class S = StoreX<T>>
+EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
+                                   const S& sink = S{}) {
   const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
   const T h = a.h;
+  // Every load before the first store: the arrays may alias (the sink writes where rhs read), so the
+  // compiler could not hoist later loads above earlier stores itself.
+  Complex<T> u[R::comps], q[R::comps], x[R::comps];
+  for (int d = 0; d < R::comps; ++d) {
+    u[d] = a.u[m + d * a.cs];
+    q[d] = s == 1 ? Complex<T>{T(0), T(0)} : a.acc[m + d * a.cs];
+  }
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
-    const Complex<T> u = a.u[i], n = p.n[d];
+    const Complex<T> n = p.n[d];
     if (s == 1) {
       a.acc[i] = p.e * n;
-      a.x[i] = p.e2 * (u + (h / T(2)) * n);
+      x[d] = p.e2 * (u[d] + (h / T(2)) * n);
     } else if (s == 4) {
-      a.u[i] = p.e * u + (h / T(6)) * (a.acc[i] + n);
+      x[d] = p.e * u[d] + (h / T(6)) * (q[d] + n);
+      a.u[i] = x[d];
     } else {
-      a.acc[i] = a.acc[i] + (T(2) * p.e2) * n;
-      a.x[i] = s == 2 ? p.e2 * u + (h / T(2)) * n : p.e * u + (h * p.e2) * n;
+      a.acc[i] = q[d] + (T(2) * p.e2) * n;
+      x[d] = s == 2 ? p.e2 * u[d] + (h / T(2)) * n : p.e * u[d] + (h * p.e2) * n;
     }
   }
+  if (s != 4 || sink.last()) sink(m, p.md, a, x);
 }
 
-/// Stage s (1..3) of SSP-RK3 at local mode m.
-template <class T, class R>
-EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a) {
+/// Stage s (1..3) of SSP-RK3 at local mode m; the new stage value (stages 1, 2; stage 3: the new state, if
+/// sink.last()) goes to `sink`, which must keep stage 2's in a.x (stage 3 reads it back).
+template <class T, class R, class S = StoreX<T>>
+EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
+                                   const S& sink = S{}) {
   const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
   const T h = a.h;
   // Masked modes have n = 0: exp(+L h / 2) is kept away from them (inf * 0).
   const T grow = s == 2 && p.md.kept ? std::exp(p.L * h / T(2)) : T(0);
+  Complex<T> u[R::comps], q[R::comps], x[R::comps];  // all loads first, as in rk4_stage
+  for (int d = 0; d < R::comps; ++d) {
+    u[d] = a.u[m + d * a.cs];
+    q[d] = s == 2 ? a.acc[m + d * a.cs] : s == 3 ? a.x[m + d * a.cs] : Complex<T>{T(0), T(0)};
+  }
   for (int d = 0; d < R::comps; ++d) {
     const index_t i = m + d * a.cs;
-    const Complex<T> u = a.u[i], n = p.n[d];
+    const Complex<T> n = p.n[d];
     if (s == 1) {
       a.acc[i] = n;
-      a.x[i] = p.e * (u + h * n);
+      x[d] = p.e * (u[d] + h * n);
     } else if (s == 2) {
-      a.x[i] = p.e2 * u + (h / T(4)) * (p.e2 * a.acc[i] + grow * n);
+      x[d] = p.e2 * u[d] + (h / T(4)) * (p.e2 * q[d] + grow * n);
     } else {
-      a.u[i] = (p.e / T(3)) * u + (T(2) / T(3) * p.e2) * (a.x[i] + h * n);
+      x[d] = (p.e / T(3)) * u[d] + (T(2) / T(3) * p.e2) * (q[d] + h * n);
+      a.u[i] = x[d];
     }
   }
+  if (s != 3 || sink.last()) sink(m, p.md, a, x);
 }
 
 }  // namespace eddy::spectral

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "io/hdf5/checksum.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
@@ -321,6 +322,7 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   eddy::parallel::MpiSession mpi(&argc, &argv);
+  eddy::backend::initialize(world().node_local_rank());  // one GPU per rank, as eddy picks it
   ::testing::InitGoogleTest(&argc, argv);
   const int rank = world().rank();
   if (rank != 0) {

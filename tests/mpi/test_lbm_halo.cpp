@@ -152,6 +152,8 @@ TEST(LbmHalo, D3Q27EveryShape) {
 
 int main(int argc, char** argv) {
   eddy::parallel::MpiSession mpi(&argc, &argv);
+  // One GPU per rank, as eddy picks it (NCCL refuses two ranks on one device).
+  eddy::backend::initialize(eddy::parallel::Comm().node_local_rank());
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
