@@ -52,8 +52,9 @@ OptimizeResult optimize(const config::RunSpec& spec, const RunOptions& opt, cons
   if (!(spec.numerics.dt > 0))
     throw InputError("numerics.dt: eddy optimize needs a fixed time step (numerics.dt > 0)");
   if (spec.physics.forcing.type != "none")
-    throw InputError("physics.forcing.type: eddy optimize differentiates unforced flow; the adjoint has no '" +
-                     spec.physics.forcing.type + "' forcing (use none)");
+    throw InputError(
+        "physics.forcing.type: eddy optimize differentiates unforced flow; the adjoint has no '" +
+        spec.physics.forcing.type + "' forcing (use none)");
   const config::OptimizeSpec& o = spec.optimize;
   const SpectralCase c = make_spectral_case(spec, comm);
   const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
