@@ -7,6 +7,7 @@
 #include "app/output.hpp"
 #include "app/run.hpp"
 #include "app/stop.hpp"
+#include "app/validation.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
 #include "core/error.hpp"
@@ -247,10 +248,8 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   } else if (spec.validation.reference == "tgv_re1600") {
     // The LBM's total dissipation (molecular + model + numerical) is -dE/dt, the quantity the DNS table
     // holds; it is compared at the midpoints of the diagnostics intervals.
-    const std::string file = spec.validation.file.empty() ? cases::default_tgv_file() : spec.validation.file;
-    r.tgv = cases::compare_tgv(series_t, series_eps, series_e, u.nu, cases::TgvReference::read(file));
-    const cases::TgvComparison& v = *r.tgv;
-    log::info(cases::describe(v, "samples of -dE/dt", v.points ? series_t[v.points - 1] : 0.0));
+    r.tgv =
+        validate_tgv_re1600(spec.validation.file, series_t, series_eps, series_e, u.nu, "samples of -dE/dt");
   }
   return r;
 }

@@ -7,6 +7,7 @@
 #include "app/run.hpp"
 #include "app/spectral_case.hpp"
 #include "app/stop.hpp"
+#include "app/validation.hpp"
 #include "backend/backend.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
 #include "cases/taylor_green/tgv_reference.hpp"
@@ -374,10 +375,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     log::info(cat("Kolmogorov flow: relative L2 error of the velocity against the laminar profile ", amp,
                   " sin(", kf, " y) m/s at t = ", clk.time, " s: ", r.kolmogorov_error));
   } else if (spec.validation.reference == "tgv_re1600") {
-    const std::string file = spec.validation.file.empty() ? cases::default_tgv_file() : spec.validation.file;
-    r.tgv = cases::compare_tgv(series_t, series_eps, series_e, s.nu, cases::TgvReference::read(file));
-    const cases::TgvComparison& v = *r.tgv;
-    log::info(cases::describe(v, "samples", v.points ? series_t[v.points - 1] : 0.0));
+    r.tgv = validate_tgv_re1600(spec.validation.file, series_t, series_eps, series_e, s.nu, "samples");
   }
   return r;
 }

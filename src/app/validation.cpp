@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace eddy::app {
 namespace {
@@ -140,6 +141,15 @@ std::string format(const GhiaComparison& g) {
                 g.u_vs_y.max_abs_error, g.u_vs_y.coord_of_max, g.v_vs_x.max_abs_error, g.v_vs_x.coord_of_max);
   o << buf;
   return o.str();
+}
+
+cases::TgvComparison validate_tgv_re1600(const std::string& file, const std::vector<double>& t,
+                                         const std::vector<double>& eps, const std::vector<double>& e,
+                                         double nu, const std::string& what) {
+  const cases::TgvComparison v = cases::compare_tgv(
+      t, eps, e, nu, cases::TgvReference::read(file.empty() ? cases::default_tgv_file() : file));
+  log::info(cases::describe(v, what, v.points ? t[v.points - 1] : 0.0));
+  return v;
 }
 
 }  // namespace eddy::app

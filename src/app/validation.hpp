@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cases/taylor_green/taylor_green.hpp"
+#include "cases/taylor_green/tgv_reference.hpp"
 #include "core/types.hpp"
 
 namespace eddy::app {
@@ -41,6 +42,12 @@ std::string format(const GhiaComparison& g);
 /// the exact Taylor-Green solution at time t.
 double taylor_green_error(const std::vector<double>& velocity, index_t nx, index_t ny, double dx,
                           const cases::TaylorGreen& tg, double t);
+
+/// validation.reference tgv_re1600: the run's series (times t, dissipation eps, kinetic energy e) against
+/// the DNS table in `file` ("" = the shipped one), logged with `what` naming the compared samples.
+cases::TgvComparison validate_tgv_re1600(const std::string& file, const std::vector<double>& t,
+                                         const std::vector<double>& eps, const std::vector<double>& e,
+                                         double nu, const std::string& what);
 
 /// The shipped Ghia table for Re (cases/lid_driven_cavity/ghia1982_re3200_5000.csv for Re 3200 and 5000,
 /// else ghia1982_re100_400_1000.csv).
