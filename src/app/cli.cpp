@@ -1,5 +1,7 @@
 #include "app/cli.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -28,7 +30,7 @@ const char* usage =
     "  eddy validate CONFIG.yaml [--set key.path=value]...\n"
     "  eddy optimize CONFIG.yaml [--set key.path=value]... [--out DIR] [--quiet]   (2D spectral: optimal "
     "perturbation)\n"
-    "  eddy bench CONFIG.yaml [--set ...] [--steps N] [--repeat R] [--json FILE]\n"
+    "  eddy bench CONFIG.yaml|SUITE_DIR [--set ...] [--steps N] [--repeat R] [--json FILE|DIR]\n"
     "  eddy info\n"
     "exit codes: 0 success, 1 failure, 2 bad input (config, command line, files), 3 numerical failure,\n"
     "            75 stopped early by a signal or run.max_wall_time after writing a checkpoint (--restart "
@@ -132,6 +134,43 @@ void info(const parallel::Comm& comm) {
   }
 }
 
+/// `eddy bench SUITE_DIR`: every *.yaml of the directory in name order, the --set overrides applied to each,
+/// one JSON per config into the --json directory (<config name>.json). A config that is bad input or fails
+/// numerically is reported and the suite goes on; the exit code is the first such failure's.
+int bench_suite(const Args& a, const parallel::Comm& comm) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> configs;
+  for (const fs::directory_entry& e : fs::directory_iterator(a.config))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") configs.push_back(e.path());
+  std::sort(configs.begin(), configs.end());
+  if (configs.empty())
+    throw InputError(a.config + ": a bench suite directory needs *.yaml configs; it has none");
+  if (!a.json.empty() && comm.root()) {
+    std::error_code ec;
+    fs::create_directories(a.json, ec);
+    if (ec || !fs::is_directory(a.json))
+      throw InputError(a.json + ": cannot make the directory for the suite's JSON files (--json)");
+  }
+  int code = exit_ok, failed = 0;
+  for (const fs::path& p : configs) {
+    const std::string json =
+        a.json.empty() ? "" : (fs::path(a.json) / (p.stem().string() + ".json")).string();
+    try {
+      bench(config::load_file(p.string(), a.sets), BenchOptions{a.steps, a.repeats, json, p.string(), a.sets},
+            comm);
+    } catch (const Error& e) {
+      if (!dynamic_cast<const InputError*>(&e) && !dynamic_cast<const NumericalError*>(&e)) throw;
+      if (comm.root()) log::error(p.filename().string() + ": " + e.what());
+      if (code == exit_ok) code = e.exit_code();
+      ++failed;
+    }
+  }
+  log::info(log::cat("bench suite ", a.config, ": ", configs.size() - static_cast<std::size_t>(failed),
+                     " of ", configs.size(), " configs ran",
+                     a.json.empty() ? std::string() : "; JSON in " + a.json));
+  return code;
+}
+
 }  // namespace
 
 int main_entry(int argc, char** argv) {
@@ -164,6 +203,7 @@ int main_entry(int argc, char** argv) {
       info(comm);
       return exit_ok;
     }
+    if (a.verb == "bench" && std::filesystem::is_directory(a.config)) return bench_suite(a, comm);
     const config::RunSpec spec = config::load_file(a.config, a.sets);
     if (a.verb == "run") {
       if (run(spec, RunOptions{a.out, a.quiet, a.restart}, comm).interrupted) code = exit_interrupted;

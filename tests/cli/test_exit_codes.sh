@@ -77,6 +77,20 @@ else
   echo "FAIL: bench_lbm.json: $(cat bench_lbm.json)"
   fails=$((fails + 1))
 fi
+# eddy bench SUITE_DIR: every config of the directory, one JSON each; a bad one is reported (exit 2) and the
+# suite goes on.
+mkdir suite
+cp "$src/configs/bench/lbm_d3q19_256.yaml" suite/a_lbm.yaml
+printf 'solver: lbm\ndomain:\n  cells: [12, 12, 12]\n  lenght: 1\n' >suite/b_bad.yaml
+cp "$src/configs/bench/lbm_d3q19_256.yaml" suite/c_lbm.yaml
+expect 2 "b_bad.yaml.*did you mean 'length'" -- bench suite --set "domain.cells=[12,12,12]" --steps 2 --repeat 2 \
+  --json suite_json
+if [ -s suite_json/a_lbm.json ] && [ -s suite_json/c_lbm.json ] && [ ! -e suite_json/b_bad.json ]; then
+  passes=$((passes + 1))
+else
+  echo "FAIL: bench suite JSON: $(ls suite_json 2>&1)"
+  fails=$((fails + 1))
+fi
 # Bad input never leaves output behind.
 if [ -e out ]; then
   echo "FAIL: bad input created $(find out | head -5)"
