@@ -8,6 +8,7 @@
 /// after an even step they are pulled from the image (forward exchange), after an odd step pushed back
 /// (reverse exchange). Both ends enumerate the receiving block's ghosts in the same order (z, y, x, j),
 /// so the lists match without any negotiation.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -26,7 +27,9 @@ template <class L>
 class GhostLayout {
  public:
   /// `s` must have global, offset, boxes and rank filled (as SolverImpl normalises them).
-  explicit GhostLayout(const Setup& s) : s_(s), grid_(field::PaddedGrid::make(s.dims, s.cells, 1)) {}
+  explicit GhostLayout(const Setup& s) : s_(s), grid_(field::PaddedGrid::make(s.dims, s.cells, 1)) {
+    index_owners();
+  }
 
   enum class Kind { interior, solid, ghost };
 
@@ -124,23 +127,67 @@ class GhostLayout {
     return flag == fluid ? Kind::ghost : Kind::solid;
   }
 
-  /// Rank owning global cell c.
+  /// Rank owning global cell c: O(log ranks) through the process grid when the boxes form one (a
+  /// Cartesian decomposition always does), else a scan of every box.
   int owner(const index_t (&c)[3]) const {
-    for (std::size_t r = 0; r < s_.boxes.size(); ++r) {
-      const auto& b = s_.boxes[r];
-      bool in = true;
-      for (std::size_t a = 0; a < static_cast<std::size_t>(s_.dims); ++a)
-        in = in && c[a] >= b[0][a] && c[a] < b[0][a] + b[1][a];
-      if (in) return static_cast<int>(r);
+    if (!cuts_[0].empty()) {
+      std::size_t k = 0;
+      for (std::size_t a = 3; a-- > 0;) {
+        const auto& cut = cuts_[a];
+        const auto i = static_cast<std::size_t>(std::upper_bound(cut.begin(), cut.end(), c[a]) - cut.begin());
+        k = k * cut.size() + (i > 0 ? i - 1 : 0);
+      }
+      const int r = cell_owner_[k];
+      if (inside(r, c)) return r;
     }
+    for (std::size_t r = 0; r < s_.boxes.size(); ++r)
+      if (inside(static_cast<int>(r), c)) return static_cast<int>(r);
     throw Error("lbm: no rank owns a cell; the boxes do not tile the grid");
   }
 
   const field::PaddedGrid& grid() const { return grid_; }
 
  private:
+  bool inside(int r, const index_t (&c)[3]) const {
+    const auto& b = s_.boxes[static_cast<std::size_t>(r)];
+    for (std::size_t a = 0; a < static_cast<std::size_t>(s_.dims); ++a)
+      if (c[a] < b[0][a] || c[a] >= b[0][a] + b[1][a]) return false;
+    return true;
+  }
+
+  /// The process grid of the boxes: per axis the sorted box starts (cuts_), and the rank of each
+  /// combination (cell_owner_). Left empty when the boxes are not a tensor product of per-axis splits.
+  void index_owners() {
+    const std::size_t dims = static_cast<std::size_t>(s_.dims);
+    for (const auto& b : s_.boxes)
+      for (std::size_t a = 0; a < 3; ++a) cuts_[a].push_back(a < dims ? b[0][a] : 0);
+    std::size_t cells = 1;
+    for (auto& cut : cuts_) {
+      std::sort(cut.begin(), cut.end());
+      cut.erase(std::unique(cut.begin(), cut.end()), cut.end());
+      cells *= cut.size();
+    }
+    cell_owner_.assign(cells, -1);
+    bool grid = cells == s_.boxes.size();
+    for (std::size_t r = 0; r < s_.boxes.size() && grid; ++r) {
+      std::size_t k = 0;
+      for (std::size_t a = 3; a-- > 0;) {
+        const auto& cut = cuts_[a];
+        const index_t start = a < dims ? s_.boxes[r][0][a] : 0;
+        k = k * cut.size() +
+            static_cast<std::size_t>(std::lower_bound(cut.begin(), cut.end(), start) - cut.begin());
+      }
+      grid = cell_owner_[k] < 0;
+      cell_owner_[k] = static_cast<int>(r);
+    }
+    if (!grid)
+      for (auto& cut : cuts_) cut.clear();
+  }
+
   const Setup& s_;
   field::PaddedGrid grid_;
+  std::array<std::vector<index_t>, 3> cuts_;
+  std::vector<int> cell_owner_;
 };
 
 }  // namespace eddy::lbm
