@@ -39,13 +39,7 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   if (spec.validation.reference == "ghia1982")
     read_ghia(spec.validation.file.empty() ? default_ghia_file(spec.physics.reynolds) : spec.validation.file,
               spec.physics.reynolds);
-  const io::CheckpointMeta meta_now{"lbm",
-                                    c.setup.lattice,
-                                    spec.numerics.precision,
-                                    std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()),
-                                    0,
-                                    0.0,
-                                    spec.resolved_yaml};
+  const io::CheckpointMeta meta_now = checkpoint_meta(spec, "lbm", c.setup.lattice);
   // A restart is checked before anything is written.
   const Restart restart = find_restart(spec, opt, meta_now, "lattice (numerics.lattice)", comm);
   if (!restart.path.empty()) check_restart_time_step(restart.meta, c.units.dt, restart.path);

@@ -123,6 +123,17 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
   return x;
 }
 
+io::CheckpointMeta checkpoint_meta(const config::RunSpec& spec, const std::string& solver,
+                                   const std::string& scheme) {
+  return {solver,
+          scheme,
+          spec.numerics.precision,
+          std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()),
+          0,
+          0.0,
+          spec.resolved_yaml};
+}
+
 Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const io::CheckpointMeta& now,
                      const std::string& scheme_key, const parallel::Comm& comm) {
   Restart r;

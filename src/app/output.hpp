@@ -90,6 +90,11 @@ class RunOutput {
 /// The checkpoint a `--restart` names (none when opt.restart is empty), checked against the run before
 /// anything is written: solver, scheme (`scheme_key` names its config key), precision and grid must
 /// match, else InputError. Each solver then checks its own time step. Collective.
+/// What a checkpoint of this run records about it (step and time left 0): solver, its scheme (lattice or
+/// time stepper), precision, grid and the resolved config.
+io::CheckpointMeta checkpoint_meta(const config::RunSpec& spec, const std::string& solver,
+                                   const std::string& scheme);
+
 struct Restart {
   std::string path;  ///< empty: a fresh start
   io::CheckpointMeta meta;

@@ -166,13 +166,7 @@ void check_restart_time_step(const io::CheckpointMeta& ckpt, double fixed_dt, co
 RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
   const SpectralCase c = make_spectral_case(spec, comm);
   const spectral::Setup& s = c.setup;
-  const io::CheckpointMeta meta_now{"spectral",
-                                    s.stepper,
-                                    spec.numerics.precision,
-                                    std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()),
-                                    0,
-                                    0.0,
-                                    spec.resolved_yaml};
+  const io::CheckpointMeta meta_now = checkpoint_meta(spec, "spectral", s.stepper);
   // Everything that can be bad input is checked before the output directory exists: a restart, and the
   // CFL of the initial state.
   const Restart found = find_restart(spec, opt, meta_now, "time stepper (numerics.time_stepper)", comm);
