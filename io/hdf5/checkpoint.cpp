@@ -1,6 +1,7 @@
 #include "io/hdf5/checkpoint.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 
@@ -77,8 +78,11 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
     f.set_attribute("ranks", static_cast<long>(comm.size()));
     if (state.elem_bytes == 8)
       f.write_array("state", static_cast<const double*>(state.data), *state.block, state.ncomp, Checksum::on);
-    else
+    else if (state.elem_bytes == 4)
       f.write_array("state", static_cast<const float*>(state.data), *state.block, state.ncomp, Checksum::on);
+    else
+      f.write_array("state", static_cast<const std::uint16_t*>(state.data), *state.block, state.ncomp,
+                    Checksum::on);
     f.commit();
   }
   if (comm.root()) {
@@ -148,15 +152,18 @@ std::vector<unsigned char> read_checkpoint_state(const std::string& path, const 
     throw InputError(
         cat(path, ": state stored with ", r.value_bytes("state"), "-byte values, the run uses ", elem_bytes));
   std::vector<unsigned char> out;
-  if (elem_bytes == 8) {
-    const std::vector<double> v = r.read_block<double>("state", block, ncomp);
-    out.resize(v.size() * 8);
+  auto read = [&](auto zero) {
+    using T = decltype(zero);
+    const std::vector<T> v = r.read_block<T>("state", block, ncomp);
+    out.resize(v.size() * sizeof(T));
     std::copy_n(reinterpret_cast<const unsigned char*>(v.data()), out.size(), out.data());
-  } else {
-    const std::vector<float> v = r.read_block<float>("state", block, ncomp);
-    out.resize(v.size() * 4);
-    std::copy_n(reinterpret_cast<const unsigned char*>(v.data()), out.size(), out.data());
-  }
+  };
+  if (elem_bytes == 8)
+    read(double{});
+  else if (elem_bytes == 4)
+    read(float{});
+  else
+    read(std::uint16_t{});
   return out;
 }
 

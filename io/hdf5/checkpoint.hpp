@@ -15,7 +15,7 @@ namespace eddy::io {
 struct CheckpointMeta {
   std::string solver;       ///< "lbm" / "spectral"
   std::string scheme;       ///< e.g. the lattice "D3Q19" (LBM)
-  std::string precision;    ///< fp64 / fp32
+  std::string precision;    ///< fp64 / fp32 / fp32/fp16
   std::vector<long> cells;  ///< global grid
   long step = 0;
   double time = 0.0;
@@ -23,7 +23,8 @@ struct CheckpointMeta {
 };
 
 /// The state: this rank's block of a distributed array with `ncomp` values per cell of `elem_bytes`
-/// bytes (4 = float, 8 = double), stored as dataset `state`.
+/// bytes (8 = double, 4 = float, 2 = a 16-bit storage word, kept as its bits: uint16), stored as
+/// dataset `state`.
 struct CheckpointState {
   const Block* block = nullptr;
   int ncomp = 1;

@@ -601,6 +601,7 @@ template void FieldFile::write_array(const std::string&, const float*, const Blo
 template void FieldFile::write_array(const std::string&, const std::int32_t*, const Block&, int, Checksum);
 template void FieldFile::write_array(const std::string&, const std::int64_t*, const Block&, int, Checksum);
 template void FieldFile::write_array(const std::string&, const std::uint64_t*, const Block&, int, Checksum);
+template void FieldFile::write_array(const std::string&, const std::uint16_t*, const Block&, int, Checksum);
 template void FieldFile::write_global(const std::string&, const double*, const std::vector<index_t>&,
                                       Checksum);
 template void FieldFile::write_global(const std::string&, const float*, const std::vector<index_t>&,

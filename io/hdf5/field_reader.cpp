@@ -32,7 +32,7 @@ std::string shape_text(const std::vector<index_t>& s) {
   return t + ")";
 }
 
-enum class Kind { f32, f64, i32, i64, u64, other };
+enum class Kind { f32, f64, u16, i32, i64, u64, other };
 
 Kind kind_of(hid_t dset) {
   h5::Id t = h5::type(H5Dget_type(dset));
@@ -42,6 +42,7 @@ Kind kind_of(hid_t dset) {
   if (cls == H5T_FLOAT) return size == 4 ? Kind::f32 : size == 8 ? Kind::f64 : Kind::other;
   if (cls == H5T_INTEGER) {
     const bool is_signed = H5Tget_sign(t.get()) == H5T_SGN_2;
+    if (size == 2 && !is_signed) return Kind::u16;
     if (size == 4 && is_signed) return Kind::i32;
     if (size == 8) return is_signed ? Kind::i64 : Kind::u64;
   }
@@ -56,6 +57,8 @@ bool dispatch(Kind k, F&& f) {
       return f(float{});
     case Kind::f64:
       return f(double{});
+    case Kind::u16:
+      return f(std::uint16_t{});
     case Kind::i32:
       return f(std::int32_t{});
     case Kind::i64:
@@ -413,5 +416,6 @@ template std::vector<float> FieldReader::read_block(const std::string&, const Bl
 template std::vector<std::int32_t> FieldReader::read_block(const std::string&, const Block&, int) const;
 template std::vector<std::int64_t> FieldReader::read_block(const std::string&, const Block&, int) const;
 template std::vector<std::uint64_t> FieldReader::read_block(const std::string&, const Block&, int) const;
+template std::vector<std::uint16_t> FieldReader::read_block(const std::string&, const Block&, int) const;
 
 }  // namespace eddy::io

@@ -202,7 +202,7 @@ class SolverImpl final : public Solver {
     const index_t N = grid_.n_padded, plane = grid_.sy;
     std::vector<T> h(static_cast<std::size_t>(L::q * plane));
     for (index_t pz = 0; pz < grid_.nz + 2 * grid_.gz; ++pz) {
-      std::fill(h.begin(), h.end(), T(0));
+      std::fill(h.begin(), h.end(), store_pop<T>(R(0)));
       const index_t z = pz - grid_.gz;
       if (z >= 0 && z < grid_.nz)
         backend::host_parallel_for(grid_.nx * grid_.ny, [&](index_t t) {
@@ -229,7 +229,8 @@ class SolverImpl final : public Solver {
               for (int b = 0; b < 3; ++b)
                 qs += (L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0)) * grad[a][b];
             const double f_neq = -setup_.tau * L::w(i) * rho * 3.0 * qs;
-            h[static_cast<std::size_t>(i * plane + n)] = T(double(equilibrium<L>(i, R(c.drho), u)) + f_neq);
+            h[static_cast<std::size_t>(i * plane + n)] =
+                store_pop<T>(R(double(equilibrium<L>(i, R(c.drho), u)) + f_neq));
           }
         });
       for (int i = 0; i < L::q; ++i)
@@ -440,9 +441,10 @@ std::unique_ptr<Solver> make_for_lattice(const Setup& s) {
       return std::make_unique<SolverImpl<L, double>>(s);
     case Precision::fp32:
       return std::make_unique<SolverImpl<L, float>>(s);
-    default:
-      throw InputError("numerics.precision: 16-bit population storage is not available in this build yet");
+    case Precision::fp16:
+      return std::make_unique<SolverImpl<L, backend::Half>>(s);
   }
+  throw InputError("numerics.precision: unknown storage precision (valid: fp64, fp32, fp32/fp16)");
 }
 
 }  // namespace

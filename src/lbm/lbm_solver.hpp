@@ -31,7 +31,8 @@ struct Setup {
   field::Exchanger* exchanger = nullptr;   ///< moves ghost populations between ranks (null: one rank)
   std::string lattice = "D2Q9";            ///< D2Q9 | D3Q19 | D3Q27
   std::string collision = "bgk";           ///< bgk | trt | regularized (recursive, Malaspinas 2015)
-  Precision precision = Precision::fp64;   ///< population storage (arithmetic: FP64 for fp64, else FP32)
+  Precision precision = Precision::fp64;   ///< population storage (arithmetic: FP64 for fp64, else FP32;
+                                           ///< fp16: scaled IEEE half, lbm/storage_k.hpp)
   double tau = 0.6;                        ///< relaxation time (viscosity nu = (tau - 1/2) / 3)
   double trt_magic = 3.0 / 16.0;           ///< TRT magic parameter
   double smagorinsky = 0.0;                ///< Smagorinsky constant C_s (0 = no LES model)
@@ -81,7 +82,7 @@ class Solver {
   /// Restore a state saved by save_state() (of this block, possibly by another decomposition) at `step`;
   /// fills the ghost populations the next step needs. Collective when ranks exchange.
   virtual void load_state(const std::vector<unsigned char>& state, long step) = 0;
-  /// Bytes of one stored population value (8 fp64, 4 fp32).
+  /// Bytes of one stored population value (8 fp64, 4 fp32, 2 fp16: lbm/storage_k.hpp).
   virtual int state_bytes() const = 0;
   /// Populations per cell.
   virtual int q() const = 0;

@@ -16,6 +16,7 @@
 #include "backend/macros.hpp"
 #include "field/grid.hpp"
 #include "lbm/collide_k.hpp"
+#include "lbm/storage_k.hpp"
 
 namespace eddy::lbm {
 
@@ -57,14 +58,14 @@ EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, bool 
   const index_t N = a.grid.n_padded;
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
-      f[i] = R(a.f[i * N + n]);
+      f[i] = load_pop<R>(a.f[i * N + n]);
     } else {
       const index_t m = n - a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
       const std::uint8_t fl = near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
-        f[i] = R(a.f[opposite(i) * N + m]);
+        f[i] = load_pop<R>(a.f[opposite(i) * N + m]);
       else
-        f[i] = R(a.f[i * N + n]) + wall_term<L>(a, i, fl);
+        f[i] = load_pop<R>(a.f[i * N + n]) + wall_term<L>(a, i, fl);
     }
   }
 }
@@ -82,14 +83,14 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
   collide.template operator()<L>(f, drho, u);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
-      a.f[opposite(i) * N + n] = T(f[i]);
+      a.f[opposite(i) * N + n] = store_pop<T>(f[i]);
     } else {
       const index_t m = n + a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
       const std::uint8_t fl = near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
-        a.f[i * N + m] = T(f[i]);
+        a.f[i * N + m] = store_pop<T>(f[i]);
       else
-        a.f[opposite(i) * N + n] = T(f[i] - wall_term<L>(a, i, fl));
+        a.f[opposite(i) * N + n] = store_pop<T>(f[i] - wall_term<L>(a, i, fl));
     }
   }
 }

@@ -40,6 +40,19 @@ same straight split24 $N "N/2 on 2 ranks + restart on 4 ranks"
 rows=$(grep -c '^601,' split1/diagnostics.csv)
 [ "$rows" = 1 ] && ok || bad "diagnostics.csv has $rows rows for step 601 after the restart"
 
+# 1b. the same with 16-bit population storage: the checkpoint holds the stored 16-bit words (uint16)
+h=(--set numerics.precision=fp32/fp16)
+"$eddy" run "$cfg" "${base[@]}" "${h[@]}" --set run.steps=$N --out straight16 || bad "straight fp16 run failed"
+"$eddy" run "$cfg" "${base[@]}" "${h[@]}" --set run.steps=601 --set output.checkpoint.every=601 --out split16
+"$eddy" run "$cfg" "${base[@]}" "${h[@]}" --set run.steps=$N --out split16 --restart auto
+same straight16 split16 $N "fp16: N/2 + restart (1 rank)"
+mpirun -n 2 "$eddy" run "$cfg" "${base[@]}" "${h[@]}" --set run.steps=601 --set output.checkpoint.every=601 --out split16_24
+mpirun -n 4 "$eddy" run "$cfg" "${base[@]}" "${h[@]}" --set run.steps=$N --out split16_24 --restart auto
+same straight16 split16_24 $N "fp16: N/2 on 2 ranks + restart on 4 ranks"
+"$eddy" run "$cfg" "${base[@]}" --set run.steps=$N --out split16 --restart auto >mm16.log 2>&1
+code=$?
+[ $code = 2 ] && grep -q "precision" mm16.log && ok || { bad "fp16 checkpoint into an fp64 run gave $code"; cat mm16.log; }
+
 # 2. kill -9 at random moments
 k=(--set run.steps=$N --set output.checkpoint.every=37 --set output.checkpoint.keep=2 --out killed)
 RANDOM=4242

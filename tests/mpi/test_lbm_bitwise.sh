@@ -52,6 +52,16 @@ run tr_1 1 tgv3d_lbm.yaml "${tr[@]}"
 run tr_4 4 tgv3d_lbm.yaml "${tr[@]}"
 run tr_2x2x1 4 tgv3d_lbm.yaml "${tr[@]}" --set "parallel.ranks=[2,2,1]"
 for n in 4 2x2x1; do same tr_1 tr_$n 41; done
+# 16-bit population storage: the halo messages carry the stored 16-bit words, so decompositions agree bitwise.
+h2=("${c2[@]}" --set numerics.precision=fp32/fp16)
+run h2_1 1 cavity2d.yaml "${h2[@]}"
+run h2_4x1 4 cavity2d.yaml "${h2[@]}" --set "parallel.ranks=[4,1]"
+same h2_1 h2_4x1 201
+h3=("${tg[@]}" --set numerics.precision=fp32/fp16 --set numerics.lattice=D3Q27)
+run h3_1 1 tgv3d_lbm.yaml "${h3[@]}"
+run h3_1x2x2 4 tgv3d_lbm.yaml "${h3[@]}" --set "parallel.ranks=[1,2,2]"
+same h3_1 h3_1x2x2 61
+
 cf=("${c2[@]}" --set numerics.collision=regularized --set "physics.body_force=[0.5,-0.25]")
 run cf_1 1 cavity2d.yaml "${cf[@]}"
 run cf_2 2 cavity2d.yaml "${cf[@]}"

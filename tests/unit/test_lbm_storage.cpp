@@ -1,0 +1,177 @@
+// 16-bit population storage (lbm/storage_k.hpp, `numerics.precision: fp32/fp16`): the conversion point,
+// and the solver with it: every lattice and operator, memory, the exact state round trip.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "backend/half.hpp"
+#include "lbm/lattice.hpp"
+#include "lbm/lbm_solver.hpp"
+#include "lbm/storage_k.hpp"
+
+namespace eddy {
+namespace {
+
+using backend::Half;
+
+TEST(PopulationStorage, WideTypesAreStoredAsTheyAre) {
+  const double x = 0.1234567890123;
+  EXPECT_EQ((lbm::load_pop<double>(lbm::store_pop<double>(x))), x);
+  EXPECT_EQ((lbm::load_pop<float>(lbm::store_pop<float>(float(x)))), float(x));
+}
+
+// Half storage holds s f~ rounded to binary16: the round trip is the correctly rounded value (relative
+// error <= 2^-11, the binary16 unit roundoff) wherever s |f~| is a normal half, 2^-27 <= |f~| < 8 for
+// s = 2^13; the scale itself is exact (a power of two), so the stored bits are those of to_half(s f~).
+TEST(PopulationStorage, HalfKeepsElevenBitsOverTheDocumentedRange) {
+  const float s = lbm::half_population_scale;
+  EXPECT_EQ(s, 8192.0f);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> expo(-27.0f, 2.999f), mant(1.0f, 2.0f);
+  for (int k = 0; k < 200000; ++k) {
+    float x = std::ldexp(mant(rng), int(std::floor(expo(rng))));
+    if (x > 65504.0f / s) continue;  // the top binade holds up to 7.996 only
+    if (k & 1) x = -x;
+    const Half h = lbm::store_pop<Half>(x);
+    ASSERT_EQ(h.bits, backend::float_to_half_bits(x * s));
+    const float back = lbm::load_pop<float>(h);
+    ASSERT_LE(std::fabs(back - x), std::ldexp(std::fabs(x), -11)) << x;
+    ASSERT_EQ(back, backend::half_bits_to_float(h.bits) / s);
+  }
+  // Top of the range: 65504 / 2^13 = 7.996 is the largest stored value; from 65520 / 2^13 on it is inf.
+  EXPECT_EQ(lbm::load_pop<float>(lbm::store_pop<Half>(65504.0f / s)), 65504.0f / s);
+  EXPECT_TRUE(std::isinf(lbm::load_pop<float>(lbm::store_pop<Half>(8.0f))));
+  // Bottom: below 2^-27 the values are subnormal halves, spaced 2^-24 / s = 2^-37 (absolute).
+  const float tiny = 3.3e-10f;
+  EXPECT_LE(std::fabs(lbm::load_pop<float>(lbm::store_pop<Half>(tiny)) - tiny), 0x1p-38f);
+  EXPECT_EQ(lbm::store_pop<Half>(0.0f).bits, 0);
+}
+
+lbm::Setup box(const std::string& lattice, const std::string& collision, Precision p) {
+  lbm::Setup s;
+  s.dims = lattice == "D2Q9" ? 2 : 3;
+  s.cells = s.dims == 2 ? Int3{24, 20, 1} : Int3{12, 10, 8};
+  s.lattice = lattice;
+  s.collision = collision;
+  s.precision = p;
+  s.tau = 0.56;
+  // Walls on y (the top one moving), periodic elsewhere: bulk, bounce-back and the moving-wall term.
+  s.faces = {lbm::FaceKind::periodic,    lbm::FaceKind::periodic, lbm::FaceKind::wall,
+             lbm::FaceKind::moving_wall, lbm::FaceKind::periodic, lbm::FaceKind::periodic};
+  s.wall_velocity[3] = {0.08, 0.0, 0.02};
+  return s;
+}
+
+/// A smooth divergence-free-ish start with density variations: every population differs from rest.
+lbm::CellState start(index_t x, index_t y, index_t z) {
+  const double a = 0.3 * x, b = 0.4 * y, c = 0.5 * z;
+  return {0.01 * std::sin(a + b + c),
+          {0.05 * std::sin(b) * std::cos(c), 0.04 * std::cos(a), 0.03 * std::sin(a + b)}};
+}
+
+/// Max over cells of sum_i |c_i| |f~_i| (a fp32 state, interior cells, q values per cell).
+template <class L>
+double moment_weight(const std::vector<unsigned char>& state) {
+  std::vector<float> f(state.size() / 4);
+  std::memcpy(f.data(), state.data(), state.size());
+  double m = 0;
+  for (std::size_t n = 0; n < f.size() / L::q; ++n) {
+    double s = 0;
+    for (int i = 0; i < L::q; ++i) {
+      const double c =
+          std::sqrt(double(L::c(i, 0) * L::c(i, 0) + L::c(i, 1) * L::c(i, 1) + L::c(i, 2) * L::c(i, 2)));
+      s += c * std::fabs(f[n * L::q + std::size_t(i)]) + (i == 0 ? std::fabs(f[n * L::q]) : 0.0);
+    }
+    m = std::max(m, s);
+  }
+  return m;
+}
+
+// Every lattice and operator (plain, and with LES and a body force) runs on 16-bit storage and follows
+// the FP32 run within the storage's rounding. Bound: each step rounds every stored population once,
+// by at most 2^-11 of its value, so the velocity of a cell moves by at most 2^-11 sum_i |c_i| |f~_i|
+// / rho (and its density by 2^-11 sum_i |f~_i|) per step; summed over n steps without any damping (the
+// LBM update is a contraction of such perturbations apart from the conserved modes, so this is an
+// upper bound): n 2^-11 W / (1 - max|drho|), W = max over cells and steps of sum_i (|c_i| + [i=0])
+// |f~_i|, taken from the FP32 run with a factor 1.5 for its growth over the steps.
+template <class L>
+void follows_fp32(const std::string& lattice) {
+  for (const std::string collision : {"bgk", "trt", "regularized"})
+    for (bool extras : {false, true}) {
+      lbm::Setup s16 = box(lattice, collision, Precision::fp16),
+                 s32 = box(lattice, collision, Precision::fp32);
+      if (extras) {
+        for (lbm::Setup* s : {&s16, &s32}) s->smagorinsky = 0.15, s->force = {1e-5, -2e-5, 1e-5};
+      }
+      auto a = lbm::make_solver(s16), b = lbm::make_solver(s32);
+      ASSERT_EQ(a->state_bytes(), 2);
+      ASSERT_EQ(a->bytes_per_cell_step(), 2.0 * 2 * L::q + 1.0);
+      a->initialize(start), b->initialize(start);
+      const int steps = 40;
+      double w = 0;
+      for (int k = 0; k < steps; ++k) {
+        a->step(), b->step();
+        w = std::max(w, moment_weight<L>(b->save_state()));
+      }
+      std::vector<double> rho16, u16, rho32, u32;
+      a->macroscopic(rho16, u16), b->macroscopic(rho32, u32);
+      const double bound = steps * std::ldexp(1.0, -11) * 1.5 * w / (1.0 - 0.02);
+      double du = 0, drho = 0;
+      for (std::size_t k = 0; k < u16.size(); ++k) du = std::max(du, std::fabs(u16[k] - u32[k]));
+      for (std::size_t k = 0; k < rho16.size(); ++k) drho = std::max(drho, std::fabs(rho16[k] - rho32[k]));
+      EXPECT_LE(du, bound) << lattice << " " << collision << (extras ? " +les+force" : "");
+      EXPECT_LE(drho, bound) << lattice << " " << collision << (extras ? " +les+force" : "");
+      // Not trivially equal: 16-bit storage does round (FP32 would be within 1e-6 of itself).
+      EXPECT_GT(du, 1e-6) << lattice << " " << collision;
+      const lbm::Stats st = a->stats();
+      EXPECT_EQ(st.nonfinite, 0.0);
+    }
+}
+
+TEST(HalfStorageSolver, D2Q9FollowsFp32) { follows_fp32<lbm::D2Q9>("D2Q9"); }
+TEST(HalfStorageSolver, D3Q19FollowsFp32) { follows_fp32<lbm::D3Q19>("D3Q19"); }
+TEST(HalfStorageSolver, D3Q27FollowsFp32) { follows_fp32<lbm::D3Q27>("D3Q27"); }
+
+// The state is the stored 16-bit words: saved after an odd and an even number of steps (the AA
+// pattern's two layouts), loaded into a fresh solver, both continue bitwise alike.
+TEST(HalfStorageSolver, StateRoundTripIsBitwise) {
+  for (const std::string lattice : {"D2Q9", "D3Q19"})
+    for (int split : {7, 8}) {
+      const lbm::Setup s = box(lattice, "trt", Precision::fp16);
+      auto a = lbm::make_solver(s), b = lbm::make_solver(s);
+      a->initialize(start), b->initialize(start);
+      for (int k = 0; k < split; ++k) a->step();
+      const std::vector<unsigned char> saved = a->save_state();
+      ASSERT_EQ(saved.size(), std::size_t(s.cells[0] * s.cells[1] * s.cells[2]) * std::size_t(a->q()) * 2);
+      b->load_state(saved, a->steps());
+      for (int k = 0; k < 9; ++k) a->step(), b->step();
+      EXPECT_EQ(a->save_state(), b->save_state()) << lattice << " split " << split;
+      std::vector<double> ra, ua, rb, ub;
+      a->macroscopic(ra, ua), b->macroscopic(rb, ub);
+      EXPECT_EQ(ua, ub);
+      EXPECT_EQ(ra, rb);
+    }
+}
+
+// Issue 12: D3Q19 with 16-bit storage holds at most 55 bytes per cell (populations 38, flag 1, plus the
+// ghost layer and the exchange buffers of a 64^3 periodic box).
+TEST(HalfStorageSolver, D3Q19HoldsAtMost55BytesPerCell) {
+  lbm::Setup s;
+  s.dims = 3;
+  s.cells = {64, 64, 64};
+  s.lattice = "D3Q19";
+  s.precision = Precision::fp16;
+  s.faces = {lbm::FaceKind::periodic, lbm::FaceKind::periodic, lbm::FaceKind::periodic,
+             lbm::FaceKind::periodic, lbm::FaceKind::periodic, lbm::FaceKind::periodic};
+  auto solver = lbm::make_solver(s);
+  const double per_cell = double(solver->bytes_allocated()) / (64.0 * 64.0 * 64.0);
+  std::printf("D3Q19 fp16, 64^3: %.2f bytes per cell allocated\n", per_cell);
+  EXPECT_LE(per_cell, 55.0);
+  EXPECT_GE(per_cell, 39.0);  // 19 two-byte populations and a flag byte at least
+}
+
+}  // namespace
+}  // namespace eddy
