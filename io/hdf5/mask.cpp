@@ -60,9 +60,7 @@ class MaskShape final : public geometry::Shape {
   }
   double crossing(const Real3&, const Real3&) const override { return -1.0; }
   geometry::Aabb bounds() const override { return box_; }
-  std::string describe() const override {
-    return what_ + " (" + std::to_string(count_) + " solid cells)";
-  }
+  std::string describe() const override { return what_ + " (" + std::to_string(count_) + " solid cells)"; }
 
  private:
   std::string what_;
@@ -91,7 +89,8 @@ geometry::ShapePtr read_mask(const std::string& path, const std::string& dataset
     throw InputError(std::string(e.what()) + " (reading the mask dataset '" + dataset + "')");
   }
   const FieldReader& reader = *opened;
-  if (!reader.has_dataset(dataset)) throw InputError("HDF5 file '" + path + "' has no mask dataset '" + dataset + "'");
+  if (!reader.has_dataset(dataset))
+    throw InputError("HDF5 file '" + path + "' has no mask dataset '" + dataset + "'");
   const std::vector<index_t> want = grid.file_shape(0);
   const std::vector<index_t> have = reader.shape(dataset);
   if (have != want) {
@@ -100,7 +99,8 @@ geometry::ShapePtr read_mask(const std::string& path, const std::string& dataset
                      order[dims - 1] + ", z slowest as in eddy's field files");
   }
   if (!reader.is_integer(dataset))
-    throw InputError(where + " does not hold integers: a mask is uint8 (or any integer type), 0 = fluid, "
+    throw InputError(where +
+                     " does not hold integers: a mask is uint8 (or any integer type), 0 = fluid, "
                      "nonzero = solid");
   const Array<std::uint8_t> solid = reader.read_nonzero(dataset);
   return std::make_unique<MaskShape>("mask " + path + ":" + dataset, dims, cells, dx, solid.data);

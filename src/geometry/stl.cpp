@@ -114,7 +114,8 @@ std::string read_bytes(const std::string& path) {
 }
 
 inline std::uint32_t le_u32(const unsigned char* p) {
-  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
+  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+         std::uint32_t(p[3]) << 24;
 }
 
 inline double le_float(const unsigned char* p) {
@@ -297,11 +298,13 @@ Mesh build_mesh(const std::vector<Triangle>& tris, const std::string& path) {
     for (const Real3& v : tris[t])
       for (size_t d = 0; d < 3; ++d) {
         if (!std::isfinite(v[d]))
-          throw InputError(in_file(path) + ": facet " + std::to_string(t + 1) + " has a non-finite coordinate");
+          throw InputError(in_file(path) + ": facet " + std::to_string(t + 1) +
+                           " has a non-finite coordinate");
         m.box.lo[d] = std::min(m.box.lo[d], v[d]);
         m.box.hi[d] = std::max(m.box.hi[d], v[d]);
       }
-  const double diag = std::hypot(m.box.hi[0] - m.box.lo[0], m.box.hi[1] - m.box.lo[1], m.box.hi[2] - m.box.lo[2]);
+  const double diag =
+      std::hypot(m.box.hi[0] - m.box.lo[0], m.box.hi[1] - m.box.lo[1], m.box.hi[2] - m.box.lo[2]);
   if (!(diag > 0.0)) throw InputError(in_file(path) + " is degenerate: all its vertices coincide");
 
   // Writers emit a shared vertex once per facet, as the same float (binary) or the same digits (ASCII);
@@ -343,7 +346,8 @@ Mesh build_mesh(const std::vector<Triangle>& tris, const std::string& path) {
   for (size_t g = 0; g < edges.size();) {
     size_t h = g;
     int balance = 0;
-    while (h < edges.size() && edges[h].a == edges[g].a && edges[h].b == edges[g].b) balance += edges[h++].dir;
+    while (h < edges.size() && edges[h].a == edges[g].a && edges[h].b == edges[g].b)
+      balance += edges[h++].dir;
     const size_t uses = h - g;
     if (balance != 0) {
       const std::string where =
@@ -360,7 +364,8 @@ Mesh build_mesh(const std::vector<Triangle>& tris, const std::string& path) {
   }
   if (open + alike + odd > 0) {
     std::string msg = in_file(path) + " is not watertight:";
-    if (open) msg += " " + std::to_string(open) + " open edges (used by one facet only), first " + first_open + ";";
+    if (open)
+      msg += " " + std::to_string(open) + " open edges (used by one facet only), first " + first_open + ";";
     if (odd)
       msg += " " + std::to_string(odd) + " edges shared by an odd number of facets, first " + first_odd + ";";
     if (alike)
@@ -368,7 +373,8 @@ Mesh build_mesh(const std::vector<Triangle>& tris, const std::string& path) {
              " edges whose facets run the same way (inconsistent orientation: flipped facets), first " +
              first_alike + ";";
     msg.back() = '.';
-    throw InputError(msg + " Every edge must be shared by two facets that traverse it in opposite directions.");
+    throw InputError(msg +
+                     " Every edge must be shared by two facets that traverse it in opposite directions.");
   }
 
   // Signed volume (divergence theorem, about the box centre to limit cancellation).
@@ -379,7 +385,8 @@ Mesh build_mesh(const std::vector<Triangle>& tris, const std::string& path) {
     Real3 p[3];
     for (size_t v = 0; v < 3; ++v)
       for (size_t d = 0; d < 3; ++d) p[v][d] = m.vertices[f[v]][d] - c[d];
-    six_v += p[0][0] * (p[1][1] * p[2][2] - p[1][2] * p[2][1]) - p[0][1] * (p[1][0] * p[2][2] - p[1][2] * p[2][0]) +
+    six_v += p[0][0] * (p[1][1] * p[2][2] - p[1][2] * p[2][1]) -
+             p[0][1] * (p[1][0] * p[2][2] - p[1][2] * p[2][0]) +
              p[0][2] * (p[1][0] * p[2][1] - p[1][1] * p[2][0]);
   }
   m.volume = six_v / 6.0;
@@ -418,6 +425,10 @@ class StlShape final : public Shape {
       f.e1 = sub(f.v[1], f.v[0]);
       f.e2 = sub(f.v[2], f.v[0]);
       f.n = cross(f.e1, f.e2);
+      f.imin = std::min({f.v[0][i_], f.v[1][i_], f.v[2][i_]});
+      f.imax = std::max({f.v[0][i_], f.v[1][i_], f.v[2][i_]});
+      f.jmin = std::min({f.v[0][j_], f.v[1][j_], f.v[2][j_]});
+      f.jmax = std::max({f.v[0][j_], f.v[1][j_], f.v[2][j_]});
       f.kmin = std::min({f.v[0][k_], f.v[1][k_], f.v[2][k_]});
       f.kmax = std::max({f.v[0][k_], f.v[1][k_], f.v[2][k_]});
       f.s = orient2d(f.v[0][i_], f.v[0][j_], f.v[1][i_], f.v[1][j_], f.v[2][i_], f.v[2][j_]);
@@ -432,10 +443,7 @@ class StlShape final : public Shape {
     inv_hj_ = static_cast<double>(nbj_) / ext[j_];
     std::vector<std::uint32_t> count(static_cast<size_t>(nbi_ * nbj_) + 1, 0);
     auto for_bins = [&](const Facet& f, auto&& visit) {
-      const index_t i0 = bin_i(std::min({f.v[0][i_], f.v[1][i_], f.v[2][i_]}));
-      const index_t i1 = bin_i(std::max({f.v[0][i_], f.v[1][i_], f.v[2][i_]}));
-      const index_t j0 = bin_j(std::min({f.v[0][j_], f.v[1][j_], f.v[2][j_]}));
-      const index_t j1 = bin_j(std::max({f.v[0][j_], f.v[1][j_], f.v[2][j_]}));
+      const index_t i0 = bin_i(f.imin), i1 = bin_i(f.imax), j0 = bin_j(f.jmin), j1 = bin_j(f.jmax);
       for (index_t j = j0; j <= j1; ++j)
         for (index_t i = i0; i <= i1; ++i) visit(static_cast<size_t>(j * nbi_ + i));
     };
@@ -456,7 +464,9 @@ class StlShape final : public Shape {
     bool in = false;
     for (std::uint32_t n = start_[b]; n < start_[b + 1]; ++n) {
       const Facet& f = facets_[items_[n]];
-      if (f.kmax < pk || f.s == 0 || !covers(f, pi, pj)) continue;
+      // Cheap rejections first: p' inside the projection implies p in its closed bounding box.
+      if (f.kmax < pk || pi < f.imin || pi > f.imax || pj < f.jmin || pj > f.jmax) continue;
+      if (f.s == 0 || !covers(f, pi, pj)) continue;
       if (f.kmin > pk) {
         in = !in;
         continue;
@@ -470,15 +480,17 @@ class StlShape final : public Shape {
   double crossing(const Real3& a, const Real3& b) const override {
     const Real3 d = sub(b, a);
     const double klo = std::min(a[k_], b[k_]), khi = std::max(a[k_], b[k_]);
-    const index_t i0 = bin_i(std::min(a[i_], b[i_])), i1 = bin_i(std::max(a[i_], b[i_]));
-    const index_t j0 = bin_j(std::min(a[j_], b[j_])), j1 = bin_j(std::max(a[j_], b[j_]));
+    const double ilo = std::min(a[i_], b[i_]), ihi = std::max(a[i_], b[i_]);
+    const double jlo = std::min(a[j_], b[j_]), jhi = std::max(a[j_], b[j_]);
+    const index_t i0 = bin_i(ilo), i1 = bin_i(ihi), j0 = bin_j(jlo), j1 = bin_j(jhi);
     double best = HUGE_VAL;
     for (index_t j = j0; j <= j1; ++j)
       for (index_t i = i0; i <= i1; ++i) {
         const size_t bin = static_cast<size_t>(j * nbi_ + i);
         for (std::uint32_t n = start_[bin]; n < start_[bin + 1]; ++n) {
           const Facet& f = facets_[items_[n]];
-          if (f.kmax < klo || f.kmin > khi) continue;
+          if (f.kmax < klo || f.kmin > khi || f.imax < ilo || f.imin > ihi || f.jmax < jlo || f.jmin > jhi)
+            continue;
           const double t = intersect(f, a, d);
           if (t < best) best = t;
         }
@@ -506,9 +518,10 @@ class StlShape final : public Shape {
  private:
   struct Facet {
     Real3 v[3];
-    Real3 e1, e2, n;   ///< edges v1 - v0, v2 - v0 and their cross product
-    double kmin, kmax;  ///< extent along the ray axis
-    int s;              ///< exact sign of the projected area on the (i, j) plane; 0 = seen edge-on
+    Real3 e1, e2, n;                ///< edges v1 - v0, v2 - v0 and their cross product
+    double imin, imax, jmin, jmax;  ///< bounding box of the projection on the (i, j) plane
+    double kmin, kmax;              ///< extent along the ray axis
+    int s;  ///< exact sign of the projected area on the (i, j) plane; 0 = seen edge-on
   };
 
   index_t bin_i(double x) const {
@@ -572,15 +585,16 @@ std::vector<Triangle> read_stl(const std::string& path, const StlPlacement& plac
   // Binary: an 80-byte header (which may well start with "solid"), a uint32 facet count, 50 bytes
   // per facet. A file whose size matches its count is binary; else one that starts with "solid" and
   // has no NUL byte where a binary header and count would be is ASCII; else a broken binary file.
-  const std::uint64_t count = size >= 84 ? le_u32(reinterpret_cast<const unsigned char*>(bytes.data()) + 80) : 0;
+  const std::uint64_t count =
+      size >= 84 ? le_u32(reinterpret_cast<const unsigned char*>(bytes.data()) + 80) : 0;
   const std::uint64_t binary_size = 84 + 50 * count;
   std::vector<Triangle> tris;
   if (size >= 84 && binary_size == size) {
     tris = parse_binary(bytes);
   } else {
     const size_t first = bytes.find_first_not_of(" \t\r\n");
-    const bool solid = first != std::string::npos && bytes.size() >= first + 5 &&
-                       iequals(bytes.substr(first, 5), "solid");
+    const bool solid =
+        first != std::string::npos && bytes.size() >= first + 5 && iequals(bytes.substr(first, 5), "solid");
     const bool text = bytes.find('\0') >= std::min<size_t>(size, 84);
     if (solid && text) {
       tris = parse_ascii(bytes, path);

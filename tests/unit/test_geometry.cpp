@@ -26,8 +26,8 @@
 
 namespace fs = std::filesystem;
 using eddy::index_t;
-using eddy::Int3;
 using eddy::InputError;
+using eddy::Int3;
 using eddy::Real3;
 using eddy::geometry::load_stl;
 using eddy::geometry::read_stl;
@@ -64,7 +64,8 @@ class TempDir {
 std::vector<Triangle> unit_cube() {
   auto corner = [](int c) { return Real3{double(c & 1), double((c >> 1) & 1), double((c >> 2) & 1)}; };
   // Faces as corner quads (counter-clockwise from outside), corner index = x + 2y + 4z.
-  const int quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+  const int quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+                           {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
   std::vector<Triangle> t;
   for (const auto& q : quads) {
     t.push_back({corner(q[0]), corner(q[1]), corner(q[2])});
@@ -124,7 +125,8 @@ Real3 lerp(const Real3& a, const Real3& b, double t) {
 }
 
 double dist(const Real3& a, const Real3& b) {
-  return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+  return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                   (a[2] - b[2]) * (a[2] - b[2]));
 }
 
 /// The radii of the spheres about `c` that a convex polyhedron lies between: the nearest facet plane
@@ -134,9 +136,11 @@ std::pair<double, double> in_and_circumradius(const std::vector<Triangle>& tris,
   for (const Triangle& t : tris) {
     const Real3 e1{t[1][0] - t[0][0], t[1][1] - t[0][1], t[1][2] - t[0][2]};
     const Real3 e2{t[2][0] - t[0][0], t[2][1] - t[0][1], t[2][2] - t[0][2]};
-    const Real3 n{e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    const Real3 n{e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                  e1[0] * e2[1] - e1[1] * e2[0]};
     const double ln = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    rin = std::min(rin, std::fabs(n[0] * (t[0][0] - c[0]) + n[1] * (t[0][1] - c[1]) + n[2] * (t[0][2] - c[2])) / ln);
+    rin = std::min(
+        rin, std::fabs(n[0] * (t[0][0] - c[0]) + n[1] * (t[0][1] - c[1]) + n[2] * (t[0][2] - c[2])) / ln);
     for (const Real3& v : t) rout = std::max(rout, dist(v, c));
   }
   return {rin, rout};
@@ -183,8 +187,9 @@ TEST(StlSphere, CellCentresInsideLieBetweenTheInscribedAndCircumscribedBalls) {
     const double bound = 4.0 / 3.0 * M_PI * (r * r * r - rin * rin * rin) + shell * dx * dx * dx;
     const double v_voxels = count * dx * dx * dx;
     EXPECT_LE(std::fabs(v_voxels - v_sphere), bound) << "scale " << scale;
-    std::printf("[ sphere   ] scale %.2f: %ld of %d^3 cells, volume %.5f vs 4/3 pi r^3 = %.5f (%.2f%%), bound %.5f\n",
-                scale, static_cast<long>(count), n, v_voxels, v_sphere, 100 * (v_voxels / v_sphere - 1), bound);
+    std::printf(
+        "[ sphere   ] scale %.2f: %ld of %d^3 cells, volume %.5f vs 4/3 pi r^3 = %.5f (%.2f%%), bound %.5f\n",
+        scale, static_cast<long>(count), n, v_voxels, v_sphere, 100 * (v_voxels / v_sphere - 1), bound);
   }
 }
 
@@ -410,7 +415,9 @@ TEST(StlDecomposition, PerRankBoxesVoxeliseLikeTheWholeGrid) {
   const Int3 n{40, 36, 24};
   const double dx = 1.0 / 32;
   const auto body = load_stl(sphere_stl, {0.6, {0.61, 0.55, 0.37}});
-  auto centre = [&](index_t i, index_t j, index_t k) { return Real3{(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx}; };
+  auto centre = [&](index_t i, index_t j, index_t k) {
+    return Real3{(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx};
+  };
   auto at = [&](index_t i, index_t j, index_t k) { return static_cast<size_t>((k * n[1] + j) * n[0] + i); };
   std::vector<char> whole(static_cast<size_t>(n[0] * n[1] * n[2]));
   for (index_t k = 0; k < n[2]; ++k)
@@ -435,7 +442,8 @@ TEST(StlDecomposition, PerRankBoxesVoxeliseLikeTheWholeGrid) {
               for (int sgn = -1; sgn <= 1; sgn += 2) {
                 Int3 m{i, j, k};
                 m[static_cast<size_t>(d)] += sgn;  // a neighbour, possibly in a ghost layer
-                if (m[0] < 0 || m[1] < 0 || m[2] < 0 || m[0] >= n[0] || m[1] >= n[1] || m[2] >= n[2]) continue;
+                if (m[0] < 0 || m[1] < 0 || m[2] < 0 || m[0] >= n[0] || m[1] >= n[1] || m[2] >= n[2])
+                  continue;
                 if (!local.inside(centre(m[0], m[1], m[2]))) continue;
                 ASSERT_TRUE(whole[at(m[0], m[1], m[2])]);
                 ++links;
@@ -455,7 +463,8 @@ namespace {
 eddy::parallel::Comm self() { return eddy::parallel::Comm(MPI_COMM_SELF); }
 
 template <class T>
-void write_mask(const std::string& path, const std::string& name, int dims, Int3 cells, const std::vector<T>& v) {
+void write_mask(const std::string& path, const std::string& name, int dims, Int3 cells,
+                const std::vector<T>& v) {
   auto f = eddy::io::FieldFile::create(path, eddy::io::Block::whole(dims, cells), self());
   f.write_scalar(name, v.data());
   f.commit();
