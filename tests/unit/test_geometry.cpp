@@ -1,7 +1,6 @@
 // geometry: STL surfaces (src/geometry/stl.hpp) and HDF5 voxel masks (io/hdf5/mask.hpp) as Shapes.
 #include <gtest/gtest.h>
 #include <mpi.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -23,8 +22,8 @@
 #include "io/hdf5/field_file.hpp"
 #include "io/hdf5/mask.hpp"
 #include "parallel/comm.hpp"
+#include "tests/support/temp_dir.hpp"
 
-namespace fs = std::filesystem;
 using eddy::index_t;
 using eddy::InputError;
 using eddy::Int3;
@@ -40,23 +39,8 @@ namespace {
 const std::string sphere_stl = std::string(EDDY_SOURCE_DIR) + "/cases/sphere/sphere.stl";
 
 /// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("eddy_geom_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& f) const { return (path_ / f).string(); }
-
- private:
-  fs::path path_;
+struct TempDir : eddy::test::TempDir {
+  TempDir() : eddy::test::TempDir("eddy_geom_") {}
 };
 
 /// The unit cube [0, 1]^3: 12 facets, counter-clockwise seen from outside, each face split along a
