@@ -435,12 +435,21 @@ class StlShape final : public Shape {
       facets_.push_back(f);
     }
 
-    // Bins: about two per facet over the projection's bounding rectangle.
-    const double target = std::clamp(2.0 * static_cast<double>(facets_.size()), 1.0, double(1 << 22));
-    nbi_ = std::clamp<index_t>(std::llround(std::sqrt(target * ext[i_] / ext[j_])), 1, index_t(1) << 22);
-    nbj_ = std::clamp<index_t>(std::llround(target / static_cast<double>(nbi_)), 1, index_t(1) << 22);
-    inv_hi_ = static_cast<double>(nbi_) / ext[i_];
-    inv_hj_ = static_cast<double>(nbj_) / ext[j_];
+    // Bins: about two per facet over the projection's bounding rectangle. Long facets that span many
+    // bins (slivers of CAD exports) could make the lists quadratic in the facet count: coarsen the
+    // bins until the lists hold at most 64 entries per facet.
+    double target = std::clamp(2.0 * static_cast<double>(facets_.size()), 1.0, double(1 << 22));
+    while (true) {
+      nbi_ = std::clamp<index_t>(std::llround(std::sqrt(target * ext[i_] / ext[j_])), 1, index_t(1) << 22);
+      nbj_ = std::clamp<index_t>(std::llround(target / static_cast<double>(nbi_)), 1, index_t(1) << 22);
+      inv_hi_ = static_cast<double>(nbi_) / ext[i_];
+      inv_hj_ = static_cast<double>(nbj_) / ext[j_];
+      double entries = 0.0;
+      for (const Facet& f : facets_)
+        entries += double(bin_i(f.imax) - bin_i(f.imin) + 1) * double(bin_j(f.jmax) - bin_j(f.jmin) + 1);
+      if (entries <= 64.0 * static_cast<double>(facets_.size()) || nbi_ * nbj_ == 1) break;
+      target /= 4.0;
+    }
     std::vector<std::uint32_t> count(static_cast<size_t>(nbi_ * nbj_) + 1, 0);
     auto for_bins = [&](const Facet& f, auto&& visit) {
       const index_t i0 = bin_i(f.imin), i1 = bin_i(f.imax), j0 = bin_j(f.jmin), j1 = bin_j(f.jmax);
