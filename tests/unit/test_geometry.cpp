@@ -1,9 +1,11 @@
 // geometry: STL surfaces (src/geometry/stl.hpp) and HDF5 voxel masks (io/hdf5/mask.hpp) as Shapes.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -278,6 +280,21 @@ TEST(StlLoad, BinaryAndAsciiGiveTheSameShape) {
   write_ascii(dir / "cube.stl", unit_cube());
   EXPECT_EQ(read_stl(dir / "cube_solid_header.stl"), unit_cube());
   EXPECT_EQ(read_stl(dir / "cube.stl"), unit_cube());
+  // Windows line ends and upper-case keywords read the same.
+  std::ifstream cube_in(dir / "cube.stl");
+  std::string crlf;
+  for (std::string line; std::getline(cube_in, line);) {
+    for (const char* w :
+         {"solid", "facet", "normal", "outer", "loop", "vertex", "endloop", "endfacet", "endsolid"}) {
+      const size_t at = line.find(w);
+      if (at != std::string::npos && line.compare(at, std::strlen(w), w) == 0 &&
+          (at == 0 || line[at - 1] == ' '))
+        for (size_t c = at; c < at + std::strlen(w); ++c) line[c] = static_cast<char>(std::toupper(line[c]));
+    }
+    crlf += line + "\r\n";
+  }
+  std::ofstream(dir / "cube_crlf.stl", std::ios::binary) << crlf;
+  EXPECT_EQ(read_stl(dir / "cube_crlf.stl"), unit_cube());
 
   const StlPlacement place{0.9, {0.51, 0.47, 0.5}};
   const auto bin = load_stl(sphere_stl, place);
@@ -518,4 +535,38 @@ TEST(Mask, WrongShapeTypeOrDatasetIsAnInputError) {
   EXPECT_NE(e.find("mask.h5' has no mask dataset 'obstacle'"), std::string::npos) << e;
   e = error_of([&] { eddy::io::read_mask(dir / "none.h5", "solid", 3, n, 0.1); });
   EXPECT_NE(e.find("none.h5': no such file"), std::string::npos) << e;
+}
+
+// h5py stores a numpy bool array as an HDF5 enum {FALSE = 0, TRUE = 1} over int8: written here with
+// the HDF5 C API as h5py does, it reads as a mask like uint8.
+TEST(Mask, NumpyBoolDatasetAsH5pyWritesIt) {
+  TempDir dir;
+  const Int3 n{5, 4, 3};
+  std::vector<std::int8_t> v(5 * 4 * 3, 0);
+  v[(2 * 4 + 1) * 5 + 3] = 1;  // cell (3, 1, 2)
+  v[0] = 1;                    // cell (0, 0, 0)
+  const hid_t file = H5Fcreate((dir / "bool.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t type = H5Tenum_create(H5T_NATIVE_INT8);
+  const std::int8_t no = 0, yes = 1;
+  H5Tenum_insert(type, "FALSE", &no);
+  H5Tenum_insert(type, "TRUE", &yes);
+  const hsize_t dims[3] = {3, 4, 5};
+  const hid_t space = H5Screate_simple(3, dims, nullptr);
+  const hid_t dset = H5Dcreate2(file, "solid", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  H5Dclose(dset);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Fclose(file);
+
+  const auto body = eddy::io::read_mask(dir / "bool.h5", "solid", 3, n, 1.0);
+  int n_in = 0;
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 5; ++i) n_in += body->inside({i + 0.5, j + 0.5, k + 0.5});
+  EXPECT_EQ(n_in, 2);
+  EXPECT_TRUE(body->inside({3.5, 1.5, 2.5}));
+  EXPECT_TRUE(body->inside({0.5, 0.5, 0.5}));
+  EXPECT_NE(body->describe().find("2 solid cells"), std::string::npos) << body->describe();
 }
