@@ -268,6 +268,47 @@ TEST(StlCube, InsideAndCrossingMatchTheAnalyticBox) {
   }
 }
 
+// A non-convex body by parity: a hollow cube (outer [0, 3]^3, a cavity [1, 2]^3 whose facets face
+// into the cavity) and a separate cube [4, 5] x [0, 1] x [0, 1], one file. Rays from the cavity cross
+// two walls, rays from the wall three; the answer must follow the analytic sets everywhere, and a
+// link from the cavity into the wall must enter at the cavity's face.
+TEST(StlCube, HollowAndSeparateBodiesByParity) {
+  TempDir dir;
+  std::vector<Triangle> tris;
+  auto add_cube = [&](double lo, double size, Real3 shift, bool inward) {
+    for (Triangle t : unit_cube()) {
+      for (Real3& v : t)
+        for (int d = 0; d < 3; ++d) v[d] = lo + size * v[d] + shift[d];
+      if (inward) std::swap(t[1], t[2]);
+      tris.push_back(t);
+    }
+  };
+  add_cube(0.0, 3.0, {0, 0, 0}, false);
+  add_cube(1.0, 1.0, {0, 0, 0}, true);
+  add_cube(0.0, 1.0, {4, 0, 0}, false);
+  write_binary(dir / "hollow.stl", tris, "hollow cube and a separate one");
+  const auto body = load_stl(dir / "hollow.stl");
+  auto in_open_box = [](const Real3& p, const Real3& lo, const Real3& hi) {
+    return p[0] > lo[0] && p[0] < hi[0] && p[1] > lo[1] && p[1] < hi[1] && p[2] > lo[2] && p[2] < hi[2];
+  };
+  auto solid = [&](const Real3& p) {
+    return (in_open_box(p, {0, 0, 0}, {3, 3, 3}) && !in_open_box(p, {1, 1, 1}, {2, 2, 2})) ||
+           in_open_box(p, {4, 0, 0}, {5, 1, 1});
+  };
+  int mismatched = 0, n_solid = 0;
+  for (int k = 0; k < 14; ++k)
+    for (int j = 0; j < 14; ++j)
+      for (int i = 0; i < 24; ++i) {
+        const Real3 p{-0.375 + i * 0.25, -0.375 + j * 0.25, -0.375 + k * 0.25};  // never on a face
+        n_solid += solid(p);
+        mismatched += body->inside(p) != solid(p);
+      }
+  EXPECT_EQ(mismatched, 0);
+  EXPECT_EQ(n_solid, 12 * 12 * 12 - 4 * 4 * 4 + 4 * 4 * 4);
+  EXPECT_NEAR(body->crossing({1.5, 1.25, 1.75}, {0.5, 1.25, 1.75}), 0.5, 1e-12);  // cavity -> wall
+  EXPECT_NEAR(body->crossing({3.5, 0.5, 0.5}, {4.5, 0.5, 0.5}), 0.5, 1e-12);      // gap -> second cube
+}
+
 // ------------------------------------------------------------------------------- file formats
 
 TEST(StlLoad, BinaryAndAsciiGiveTheSameShape) {
