@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "geometry/predicates.hpp"
 #include "geometry/stl.hpp"
 #include "io/hdf5/block.hpp"
 #include "io/hdf5/field_file.hpp"
@@ -133,6 +134,30 @@ std::pair<double, double> in_and_circumradius(const std::vector<Triangle>& tris,
 }
 
 }  // namespace
+
+// --------------------------------------------------------------------------------- predicates
+
+// Kettner et al. (2008), "Classroom examples of robustness problems in geometric computations":
+// p = (0.5 + i u, 0.5 + j u), u = 2^-53, against q = (12, 12), r = (24, 24). Exactly,
+// det[p - r, q - r] = 12 u (j - i), so the sign is that of j - i; the plain double formula gets a
+// scattered part of this 256 x 256 grid wrong (printed), the predicate none.
+TEST(Predicates, Orient2dIsExactWhereDoublesFail) {
+  const double u = std::ldexp(1.0, -53);
+  int wrong = 0, naive_wrong = 0;
+  for (int j = 0; j < 256; ++j)
+    for (int i = 0; i < 256; ++i) {
+      const double px = 0.5 + i * u, py = 0.5 + j * u;
+      const int exact = (j > i) - (j < i);
+      wrong += eddy::geometry::orient2d(px, py, 12, 12, 24, 24) != exact;
+      const double naive = (px - 24) * (12 - 24) - (py - 24) * (12 - 24);
+      naive_wrong += ((naive > 0) - (naive < 0)) != exact;
+      // the same three points in the other cyclic orders
+      wrong += eddy::geometry::orient2d(12, 12, 24, 24, px, py) != exact;
+      wrong += eddy::geometry::orient2d(24, 24, px, py, 12, 12) != exact;
+    }
+  EXPECT_EQ(wrong, 0);
+  std::printf("[ orient2d ] plain doubles: %d of 65536 signs wrong; the predicate: %d\n", naive_wrong, wrong);
+}
 
 // --------------------------------------------------------------------------------------- sphere
 
@@ -307,6 +332,41 @@ TEST(StlCube, HollowAndSeparateBodiesByParity) {
   EXPECT_EQ(n_solid, 12 * 12 * 12 - 4 * 4 * 4 + 4 * 4 * 4);
   EXPECT_NEAR(body->crossing({1.5, 1.25, 1.75}, {0.5, 1.25, 1.75}), 0.5, 1e-12);  // cavity -> wall
   EXPECT_NEAR(body->crossing({3.5, 0.5, 0.5}, {4.5, 0.5, 0.5}), 0.5, 1e-12);      // gap -> second cube
+}
+
+// The octahedron |x| + |y| + |z| < 1: four facets meet at each vertex and the projected edges lie
+// on the axes, so on a lattice of quarter steps most rays run exactly through vertices and along
+// edges. Each must still count one crossing per passage through the surface (points on the surface,
+// |x| + |y| + |z| = 1, are left out: either answer is allowed there).
+TEST(StlOctahedron, RaysThroughVerticesAndEdgesCountOnce) {
+  TempDir dir;
+  std::vector<Triangle> tris;
+  for (int sx = -1; sx <= 1; sx += 2)
+    for (int sy = -1; sy <= 1; sy += 2)
+      for (int sz = -1; sz <= 1; sz += 2) {
+        Triangle t{Real3{double(sx), 0, 0}, Real3{0, double(sy), 0}, Real3{0, 0, double(sz)}};
+        if (sx * sy * sz < 0) std::swap(t[1], t[2]);  // counter-clockwise seen from outside
+        tris.push_back(t);
+      }
+  write_ascii(dir / "octahedron.stl", tris);
+  for (const double scale : {1.0, 1.0 / 3.0}) {
+    const auto body = load_stl(dir / "octahedron.stl", {scale, {0, 0, 0}});
+    int checked = 0, mismatched = 0;
+    for (int k = -6; k <= 6; ++k)
+      for (int j = -6; j <= 6; ++j)
+        for (int i = -6; i <= 6; ++i) {
+          const Real3 p{i * 0.25 * scale, j * 0.25 * scale, k * 0.25 * scale};
+          const int l1 = std::abs(i) + std::abs(j) + std::abs(k);  // |p|_1 = l1 / 4 (times scale)
+          if (l1 == 4) continue;
+          ++checked;
+          mismatched += body->inside(p) != (l1 < 4);
+        }
+    EXPECT_EQ(mismatched, 0) << "scale " << scale;
+    EXPECT_EQ(checked, 13 * 13 * 13 - 66) << "scale " << scale;  // 66 lattice points lie on the surface
+    // A link straight at a vertex, and one through the middle of an edge (two facets meet there).
+    EXPECT_NEAR(body->crossing({0, 0, 2 * scale}, {0, 0, 0.5 * scale}), 2.0 / 3.0, 1e-12);
+    EXPECT_NEAR(body->crossing({scale, scale, 0}, {0, 0, 0}), 0.5, 1e-12);
+  }
 }
 
 // ------------------------------------------------------------------------------- file formats
