@@ -332,6 +332,19 @@ TEST(StlCube, HollowAndSeparateBodiesByParity) {
   EXPECT_EQ(n_solid, 12 * 12 * 12 - 4 * 4 * 4 + 4 * 4 * 4);
   EXPECT_NEAR(body->crossing({1.5, 1.25, 1.75}, {0.5, 1.25, 1.75}), 0.5, 1e-12);  // cavity -> wall
   EXPECT_NEAR(body->crossing({3.5, 0.5, 0.5}, {4.5, 0.5, 0.5}), 0.5, 1e-12);      // gap -> second cube
+
+  // Two cubes that touch along an edge: four facets share it, two running each way. The surface is
+  // closed (its directed edges cancel), so it is accepted and parity holds on both sides.
+  tris.clear();
+  add_cube(0.0, 1.0, {0, 0, 0}, false);
+  add_cube(0.0, 1.0, {1, 1, 0}, false);
+  write_ascii(dir / "touching.stl", tris);
+  const auto pair = load_stl(dir / "touching.stl");
+  EXPECT_TRUE(pair->inside({0.5, 0.5, 0.5}));
+  EXPECT_TRUE(pair->inside({1.5, 1.5, 0.5}));
+  EXPECT_FALSE(pair->inside({1.5, 0.5, 0.5}));
+  EXPECT_FALSE(pair->inside({0.5, 1.5, 0.5}));
+  EXPECT_NE(pair->describe().find("volume 2)"), std::string::npos) << pair->describe();
 }
 
 // The octahedron |x| + |y| + |z| < 1: four facets meet at each vertex and the projected edges lie
