@@ -189,6 +189,12 @@ class SolverImpl final : public Solver {
     if (setup_.global[0] == 0) setup_.global = setup_.cells;
     if (setup_.boxes.empty()) setup_.boxes = {{setup_.offset, setup_.cells}}, setup_.rank = 0;
     exchanger_ = setup_.exchanger ? setup_.exchanger : &local_;
+    // One block spanning a periodic axis wraps it in the kernels: no ghost copies on that axis.
+    if (setup_.boxes.size() == 1)
+      for (int d = 0; d < s.dims; ++d)
+        if (setup_.faces[static_cast<std::size_t>(2 * d)] == FaceKind::periodic &&
+            setup_.faces[static_cast<std::size_t>(2 * d + 1)] == FaceKind::periodic)
+          wrap_axes_ |= 1u << d;
     grid_ = padded_grid(s.dims, s.cells);
     f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
     build_flags();
@@ -391,6 +397,7 @@ class SolverImpl final : public Solver {
     for (int k = 0; k < max_flag; ++k)
       for (int d = 0; d < 3; ++d) a.wall_u[k][d] = R(wall_u_[k][d]);
     for (int d = 0; d < 3; ++d) a.force[d] = R(setup_.force[static_cast<std::size_t>(d)]);
+    a.wrap_axes = wrap_axes_;
     return a;
   }
 
@@ -401,24 +408,34 @@ class SolverImpl final : public Solver {
           wall_u_[moving_wall + f][d] =
               setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
     std::vector<std::uint8_t> h = GhostLayout<L>(setup_).flags();
-    // near_solid on every interior fluid cell that has a solid cell along a lattice link: the kernels
-    // read neighbour flags only there. Marked in a second pass, so the first reads only kinds.
+    // near_solid on every interior fluid cell that has a solid cell along a lattice link, wraps on those
+    // with a link across a wrapped axis (its neighbour there is the image cell): the kernels read
+    // neighbour flags and find wrapped neighbours only there. Marked in a second pass, so the first
+    // reads only kinds.
     const PaddedGrid g = grid_;
-    std::vector<std::uint8_t> near(static_cast<std::size_t>(g.n_interior()), 0);
+    const unsigned axes = wrap_axes_;
+    std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
     backend::host_parallel_for(g.n_interior(), [&](index_t t) {
       const index_t n = g.interior_to_padded(t);
       if (h[static_cast<std::size_t>(n)] != fluid) return;
-      for (int i = 1; i < L::q; ++i)
-        if (h[static_cast<std::size_t>(n + g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2)))] != fluid)
-          near[static_cast<std::size_t>(t)] = 1;
+      const WrappedCell w(g, n);
+      for (int i = 1; i < L::q; ++i) {
+        const index_t plain = n + g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+        const index_t m = w.neighbour(g, axes, L::c(i, 0), L::c(i, 1), L::c(i, 2));
+        std::uint8_t& k = mark[static_cast<std::size_t>(t)];
+        if (m != plain) k |= wraps;
+        if (h[static_cast<std::size_t>(m)] != fluid) k |= near_solid;
+      }
     });
     for (index_t t = 0; t < g.n_interior(); ++t)
-      if (near[static_cast<std::size_t>(t)])
-        h[static_cast<std::size_t>(g.interior_to_padded(t))] |= near_solid;
+      h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
     flags_.from_host(h);
   }
 
-  void build_pattern() { pattern_ = GhostLayout<L>(setup_).pattern(); }
+  /// The ghost links other blocks fill. One block wraps its periodic axes itself and has none.
+  void build_pattern() {
+    if (setup_.boxes.size() > 1) pattern_ = GhostLayout<L>(setup_).pattern();
+  }
 
   Setup setup_;
   PaddedGrid grid_;
@@ -433,6 +450,7 @@ class SolverImpl final : public Solver {
   bool overlap_ = false;
   DeviceArray<double> u_prev_;
   double wall_u_[max_flag][3] = {};
+  unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
   long steps_ = 0;
 };
 
