@@ -189,12 +189,8 @@ class SolverImpl final : public Solver {
     if (setup_.global[0] == 0) setup_.global = setup_.cells;
     if (setup_.boxes.empty()) setup_.boxes = {{setup_.offset, setup_.cells}}, setup_.rank = 0;
     exchanger_ = setup_.exchanger ? setup_.exchanger : &local_;
-    // One block spanning a periodic axis wraps it in the kernels: no ghost copies on that axis.
-    if (setup_.boxes.size() == 1)
-      for (int d = 0; d < s.dims; ++d)
-        if (setup_.faces[static_cast<std::size_t>(2 * d)] == FaceKind::periodic &&
-            setup_.faces[static_cast<std::size_t>(2 * d + 1)] == FaceKind::periodic)
-          wrap_axes_ |= 1u << d;
+    // A block spanning a periodic axis wraps it in the kernels: no ghost copies on that axis.
+    wrap_axes_ = wrapped_axes(setup_, setup_.cells);
     grid_ = padded_grid(s.dims, s.cells);
     f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
     build_flags();
@@ -432,10 +428,8 @@ class SolverImpl final : public Solver {
     flags_.from_host(h);
   }
 
-  /// The ghost links other blocks fill. One block wraps its periodic axes itself and has none.
-  void build_pattern() {
-    if (setup_.boxes.size() > 1) pattern_ = GhostLayout<L>(setup_).pattern();
-  }
+  /// The ghost links other blocks (or this one, across a periodic axis it does not wrap) fill.
+  void build_pattern() { pattern_ = GhostLayout<L>(setup_).pattern(); }
 
   Setup setup_;
   PaddedGrid grid_;
