@@ -235,7 +235,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
 /// alone in the same process on the same buffers (DESIGN §5).
 double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   const SpectralCase c = make_spectral_case(spec, comm);
-  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
+  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
   auto solver = spectral::make_solver(c.setup, *exchange);
   initialize(*solver, spec, c);
   const double dt = time_step(spec, c, solver->stats());
@@ -264,17 +264,27 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
                 "); FFT floor (", transforms, " transforms per step alone) ", f.median, " ms (min ", f.min,
                 ", max ", f.max, "); step / FFT floor = ", ratio, "; ", points * 1e-3 / m.median,
                 " million points/s"));
-  write_json(
-      opt, spec, comm,
-      {kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
-       kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
-       kv("points", static_cast<long long>(points)), kv("steps", steps), kv("ms_per_step", json_list(ms)),
-       kv("ms_per_step_median", m.median), kv("ms_per_step_min", m.min), kv("ms_per_step_max", m.max),
-       kv("transforms_per_step", transforms), kv("fft_ms_per_step", json_list(fft_ms)),
-       kv("fft_ms_per_step_median", f.median), kv("fft_ms_per_step_min", f.min),
-       kv("fft_ms_per_step_max", f.max), kv("step_over_fft", ratio),
-       kv("million_points_per_s", points * 1e-3 / m.median),
-       kv("bytes_allocated", solver->bytes_allocated())});
+  write_json(opt, spec, comm,
+             {kv("dimensions", s.dims),
+              kv_text("grid", grid),
+              kv_text("time_stepper", s.stepper),
+              kv_text("dealiasing", s.dealiasing),
+              kv_text("transport", exchange->name()),
+              kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
+              kv("points", static_cast<long long>(points)),
+              kv("steps", steps),
+              kv("ms_per_step", json_list(ms)),
+              kv("ms_per_step_median", m.median),
+              kv("ms_per_step_min", m.min),
+              kv("ms_per_step_max", m.max),
+              kv("transforms_per_step", transforms),
+              kv("fft_ms_per_step", json_list(fft_ms)),
+              kv("fft_ms_per_step_median", f.median),
+              kv("fft_ms_per_step_min", f.min),
+              kv("fft_ms_per_step_max", f.max),
+              kv("step_over_fft", ratio),
+              kv("million_points_per_s", points * 1e-3 / m.median),
+              kv("bytes_allocated", solver->bytes_allocated())});
   return m.median;
 }
 

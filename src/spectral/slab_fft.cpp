@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
+
 namespace eddy::spectral {
 
 using backend::FftKind;
@@ -17,7 +19,30 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange) : g_(g), ex_(e
     whole.n = {g.n[2], g.n[1], g.n[0]};
   else
     whole.n = {g.n[1], g.n[0]};
-  if (ex_.ranks() == 1) {
+  pencil_ = ex_.p1() > 1;
+  if (pencil_) {
+    if (g.dims != 3) throw Error("the pencil decomposition is for 3D boxes");
+    FftLayout along_x;  // the local x-rows: (nx) x z_l y_l
+    along_x.n = {g.n[0]};
+    along_x.batch = g.na_local * g.ny_local;
+    r2c_.emplace(FftKind::r2c, along_x);
+    c2r_.emplace(FftKind::c2r, along_x);
+    FftLayout along_y;  // one z-plane [y][kx_l]: 1D along y over the kx_l columns
+    along_y.n = {g.n[1]};
+    along_y.batch = along_y.stride = g.nc_local;
+    along_y.in_dist = along_y.out_dist = 1;
+    along_y_fwd_.emplace(FftKind::c2c_forward, along_y);
+    along_y_bwd_.emplace(FftKind::c2c_backward, along_y);
+    FftLayout along_z;  // 1D along z over the local (ky, kx) columns of [z][ky_l][kx_l]
+    along_z.n = {g.na};
+    along_z.batch = along_z.stride = g.nb_local * g.nc_local;
+    along_z.in_dist = along_z.out_dist = 1;
+    along_a_fwd_.emplace(FftKind::c2c_forward, along_z);
+    along_a_bwd_.emplace(FftKind::c2c_backward, along_z);
+    tmp_stride_ = padded_stride(g.na_local * g.ny_local * g.nc);
+    y_plane_ = padded_stride(g.n[1] * g.nc_local);  // aligned planes: each is one FFT call's array
+    ytmp_stride_ = padded_stride(g.na_local * y_plane_);
+  } else if (ex_.ranks() == 1) {
     r2c_.emplace(FftKind::r2c, whole);
     c2r_.emplace(FftKind::c2r, whole);
   } else {
@@ -36,19 +61,46 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange) : g_(g), ex_(e
     tmp_stride_ = padded_stride(g.na_local * g.nb * g.nc);
   }
   std::size_t work = 0;
-  for (auto* p : {&r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_})
+  const auto plans = {&r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_, &along_y_fwd_, &along_y_bwd_};
+  for (auto* p : plans)
     if (*p) work = std::max(work, (*p)->work_bytes());
   if (work > 0) {
     work_.resize(work);
-    for (auto* p : {&r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_})
+    for (auto* p : plans)
       if (*p) (*p)->set_work_area(work_.data());
   }
 }
 
 template <class T>
 void SlabFft<T>::reserve_tmp(int fields) {
-  const std::size_t need = static_cast<std::size_t>(tmp_stride_ * fields);
-  if (tmp_.size() < need) tmp_.resize(need);
+  const auto need = [fields](index_t stride) { return static_cast<std::size_t>(stride * fields); };
+  if (tmp_.size() < need(tmp_stride_)) tmp_.resize(need(tmp_stride_));
+  if (ytmp_.size() < need(ytmp_stride_)) ytmp_.resize(need(ytmp_stride_));
+}
+
+// The two pencil transposes as slab transposes (field/slab.hpp): within a row, the z_l planes [y][kx] are
+// transposed alike (outer arrays; a = y, b = kx, c = 1) into padded planes; within a column, [z][y][kx_l]
+// with a = z, b = y, c = kx_l, its a-planes the padded y-pencil planes.
+template <class T>
+field::SlabShape SlabFft<T>::row_shape() const {
+  field::SlabShape s{g_.n[1], g_.nc, 1, sizeof(C)};
+  s.outer = g_.na_local;
+  s.b_outer_stride = y_plane_;
+  return s;
+}
+
+template <class T>
+field::SlabShape SlabFft<T>::column_shape() const {
+  field::SlabShape s{g_.na, g_.nb, g_.nc_local, sizeof(C)};
+  s.a_pitch = y_plane_;
+  return s;
+}
+
+template <class T>
+void SlabFft<T>::along_y(bool fwd, int fields) {
+  for (int f = 0; f < fields; ++f)
+    for (index_t z = 0; z < g_.na_local; ++z)
+      (fwd ? along_y_fwd_ : along_y_bwd_)->execute(ytmp_.data() + f * ytmp_stride_ + z * y_plane_);
 }
 
 template <class T>
@@ -59,6 +111,13 @@ void SlabFft<T>::forward(const T* phys, C* spec, int fields) {
   }
   reserve_tmp(fields);
   for (int f = 0; f < fields; ++f) r2c_->execute(phys + f * real_stride_, tmp_.data() + f * tmp_stride_);
+  if (pencil_) {
+    ex_.row()->a_to_b(row_shape(), tmp_.data(), tmp_stride_, ytmp_.data(), ytmp_stride_, fields);
+    along_y(true, fields);
+    ex_.a_to_b(column_shape(), ytmp_.data(), ytmp_stride_, spec, complex_stride_, fields);
+    for (int f = 0; f < fields; ++f) along_a_fwd_->execute(spec + f * complex_stride_);
+    return;
+  }
   const field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
   ex_.a_to_b(s, tmp_.data(), tmp_stride_, spec, complex_stride_, fields);
   for (int f = 0; f < fields; ++f) along_a_fwd_->execute(spec + f * complex_stride_);
@@ -72,6 +131,13 @@ void SlabFft<T>::backward(C* spec, T* phys, int fields) {
   }
   reserve_tmp(fields);
   for (int f = 0; f < fields; ++f) along_a_bwd_->execute(spec + f * complex_stride_);
+  if (pencil_) {
+    ex_.b_to_a(column_shape(), spec, complex_stride_, ytmp_.data(), ytmp_stride_, fields);
+    along_y(false, fields);
+    ex_.row()->b_to_a(row_shape(), ytmp_.data(), ytmp_stride_, tmp_.data(), tmp_stride_, fields);
+    for (int f = 0; f < fields; ++f) c2r_->execute(tmp_.data() + f * tmp_stride_, phys + f * real_stride_);
+    return;
+  }
   const field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
   ex_.b_to_a(s, spec, complex_stride_, tmp_.data(), tmp_stride_, fields);
   for (int f = 0; f < fields; ++f) c2r_->execute(tmp_.data() + f * tmp_stride_, phys + f * real_stride_);
