@@ -12,6 +12,7 @@
 #include <cstddef>
 
 #include "backend/backend.hpp"
+#include "backend/profile.hpp"
 #include "core/types.hpp"
 
 namespace eddy::field {
@@ -94,6 +95,8 @@ class LocalSlabExchange final : public SlabExchange {
     const index_t b_outer = s.b_outer_stride ? s.b_outer_stride : s.na * width;
     const std::size_t e = s.elem_bytes;
     auto at = [e](index_t n) { return static_cast<std::size_t>(n) * e; };
+    backend::PhaseTimer& timer = backend::phase_timer();
+    const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::pack);
     for (int f = 0; f < fields; ++f)
       for (index_t o = 0; o < s.outer; ++o) {
         char* a_side = static_cast<char*>(out_b ? const_cast<void*>(in) : out) +
@@ -107,6 +110,7 @@ class LocalSlabExchange final : public SlabExchange {
           backend::copy_2d_on_device(a_side, at(ap), b_side, at(width), at(width),
                                      static_cast<std::size_t>(s.na));
       }
+    timer.to(caller);
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "backend/profile.hpp"
 #include "core/error.hpp"
 
 namespace eddy::parallel {
@@ -51,6 +52,8 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
   if (recv_.size() < recv_total) recv_.resize(recv_total);
   const auto* src = static_cast<const char*>(in);
   auto* dst = static_cast<char*>(out);
+  backend::PhaseTimer& timer = backend::phase_timer();  // the breakdown (eddy bench); no-ops when off
+  const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::pack);
 
   // Per field: what goes to q (to_b: my a-planes x q's b-rows; b_to_a: q's a-planes x my b-rows) and
   // what comes from q (the transposed roles), packed [outer][a][b][c].
@@ -91,11 +94,13 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
     if (q != r) {
       sends.push_back({q, seg, at(fields * send_n, e)});
       recvs.push_back({q, recv_.data() + rpos, at(fields * recv_n, e)});
+      timer.add_sent(at(fields * send_n, e));
     }
     spos += at(fields * send_n, e);
     rpos += at(fields * recv_n, e);
   }
 
+  timer.to(backend::PhaseTimer::transfer);  // the messages and, meanwhile, the own block's copy
   transport_->start(sends, recvs);
   if (direct) {  // my own block, one strided copy per field from the source to the destination layout
     const index_t a0 = BlockSplit::start(na, P, r), b0 = BlockSplit::start(nb, P, r);
@@ -111,6 +116,7 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
     }
   }
   transport_->finish();
+  timer.to(backend::PhaseTimer::unpack);
 
   rpos = 0;
   for (int q = 0; q < P; ++q) {
@@ -121,6 +127,7 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
         unpack(q, recv_.data() + rpos + at(f * recv_n, e), dst + at(f * out_stride, e));
     rpos += at(fields * recv_n, e);
   }
+  timer.to(caller);
 }
 
 void MpiSlabExchange::sum(double* v, int n) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backend/profile.hpp"
 #include "core/error.hpp"
 
 namespace eddy::spectral {
@@ -9,6 +10,15 @@ namespace eddy::spectral {
 using backend::FftKind;
 using backend::FftLayout;
 using backend::FftPlan;
+
+namespace {
+/// The breakdown's fft phase for one transform (the transposes inside mark their own), then back to the
+/// caller's phase.
+struct Phases {
+  backend::PhaseTimer::Phase caller = backend::phase_timer().to(backend::PhaseTimer::fft);
+  ~Phases() { backend::phase_timer().to(caller); }
+};
+}  // namespace
 
 template <class T>
 SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange) : g_(g), ex_(exchange) {
@@ -105,6 +115,7 @@ void SlabFft<T>::along_y(bool fwd, int fields) {
 
 template <class T>
 void SlabFft<T>::forward(const T* phys, C* spec, int fields) {
+  const Phases phases;
   if (ex_.ranks() == 1) {
     for (int f = 0; f < fields; ++f) r2c_->execute(phys + f * real_stride_, spec + f * complex_stride_);
     return;
@@ -125,6 +136,7 @@ void SlabFft<T>::forward(const T* phys, C* spec, int fields) {
 
 template <class T>
 void SlabFft<T>::backward(C* spec, T* phys, int fields) {
+  const Phases phases;
   if (ex_.ranks() == 1) {
     for (int f = 0; f < fields; ++f) c2r_->execute(spec + f * complex_stride_, phys + f * real_stride_);
     return;
