@@ -52,6 +52,17 @@ class SlabExchange {
   /// b-slabs (in) -> a-slabs (out).
   virtual void b_to_a(const SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
                       int fields) = 0;
+  /// The same transposes split for overlap: start() (to_b: a_to_b, else b_to_a) may return while the
+  /// messages move, finish() completes the destination; in between, neither array may be touched, and no
+  /// other transpose of this exchange may start. The default runs the whole transpose in start().
+  virtual void start(bool to_b, const SlabShape& s, const void* in, index_t in_stride, void* out,
+                     index_t out_stride, int fields) {
+    if (to_b)
+      a_to_b(s, in, in_stride, out, out_stride, fields);
+    else
+      b_to_a(s, in, in_stride, out, out_stride, fields);
+  }
+  virtual void finish() {}
   /// Element-wise sum of v[0..n) over the ranks, in place; the same result on every rank.
   virtual void sum(double* v, int n) = 0;
   /// Maximum of v over the ranks.

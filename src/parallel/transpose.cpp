@@ -36,28 +36,38 @@ void MpiSlabExchange::b_to_a(const field::SlabShape& s, const void* in, index_t 
 // the block is contiguous (one run per outer array, b_outer apart); in the a-slab layout [a_local][b][c]
 // it is `nal` rows of `nbq * nc` elements, a_plane() apart, and the outer arrays continue the rows evenly:
 // one strided block copy per field and peer, on the device, each way.
-void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
-                                void* out, index_t out_stride, int fields) {
-  const int P = comm_.size(), r = comm_.rank();
-  const std::size_t e = s.elem_bytes;
-  const index_t na = s.na, nb = s.nb, nc = s.nc, O = s.outer;
-  const index_t nal = BlockSplit::count(na, P, r), nbl = BlockSplit::count(nb, P, r);
-  const index_t b_outer = s.b_outer_stride ? s.b_outer_stride : na * nbl * nc, ap = s.a_plane();
+struct MpiSlabExchange::Blocks {
+  bool to_b;
+  int P, r;
+  std::size_t e;
+  index_t na, nb, nc, O, nal, nbl, b_outer, ap;
   // The own block goes straight from source to destination when that is one strided copy (one outer
   // array); otherwise it is packed into its receive segment and unpacked like the others.
-  const bool direct = O == 1;
-  const std::size_t send_total = at(fields * O * (to_b ? nal * nb : na * nbl) * nc, e);
-  const std::size_t recv_total = at(fields * O * (to_b ? na * nbl : nal * nb) * nc, e);
-  if (send_.size() < send_total) send_.resize(send_total);
-  if (recv_.size() < recv_total) recv_.resize(recv_total);
-  const auto* src = static_cast<const char*>(in);
-  auto* dst = static_cast<char*>(out);
-  backend::PhaseTimer& timer = backend::phase_timer();  // the breakdown (eddy bench); no-ops when off
-  const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::pack);
+  bool direct;
 
-  // Per field: what goes to q (to_b: my a-planes x q's b-rows; b_to_a: q's a-planes x my b-rows) and
-  // what comes from q (the transposed roles), packed [outer][a][b][c].
-  auto pack = [&](int q, const char* fin, char* fseg) {
+  Blocks(bool to_b_, const field::SlabShape& s, int P_, int r_)
+      : to_b(to_b_),
+        P(P_),
+        r(r_),
+        e(s.elem_bytes),
+        na(s.na),
+        nb(s.nb),
+        nc(s.nc),
+        O(s.outer),
+        nal(BlockSplit::count(na, P, r)),
+        nbl(BlockSplit::count(nb, P, r)),
+        b_outer(s.b_outer_stride ? s.b_outer_stride : na * nbl * nc),
+        ap(s.a_plane()),
+        direct(O == 1) {}
+
+  /// Elements per field sent to q (to_b: my a-planes x q's b-rows; b_to_a: q's a-planes x my b-rows) and
+  /// received from q (the transposed roles), packed [outer][a][b][c].
+  void sizes(int q, index_t& send_n, index_t& recv_n) const {
+    const index_t naq = BlockSplit::count(na, P, q), nbq = BlockSplit::count(nb, P, q);
+    send_n = O * (to_b ? nal * nbq : naq * nbl) * nc;
+    recv_n = O * (to_b ? naq * nbl : nal * nbq) * nc;
+  }
+  void pack(int q, const char* fin, char* fseg) const {
     const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
     const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
     if (to_b)  // rows of my a-planes, q's b-range of each
@@ -66,8 +76,8 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
     else  // q's a-planes of my b-rows: contiguous per outer array
       backend::copy_2d_on_device(fseg, at(naq * nbl * nc, e), fin + at(a0q * nbl * nc, e), at(b_outer, e),
                                  at(naq * nbl * nc, e), static_cast<std::size_t>(O));
-  };
-  auto unpack = [&](int q, const char* fseg, char* fout) {
+  }
+  void unpack(int q, const char* fseg, char* fout) const {
     const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
     const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
     if (to_b)  // q's a-planes of my b-rows: contiguous per outer array in the b-slab layout
@@ -76,56 +86,80 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
     else  // my a-planes, q's b-range of each
       backend::copy_2d_on_device(fout + at(b0q * nc, e), at(ap, e), fseg, at(nbq * nc, e), at(nbq * nc, e),
                                  static_cast<std::size_t>(O * nal));
-  };
-  auto sizes = [&](int q, index_t& send_n, index_t& recv_n) {
-    const index_t naq = BlockSplit::count(na, P, q), nbq = BlockSplit::count(nb, P, q);
-    send_n = O * (to_b ? nal * nbq : naq * nbl) * nc;
-    recv_n = O * (to_b ? naq * nbl : nal * nbq) * nc;
-  };
+  }
+  /// The own block from the source to the destination layout, one strided copy (direct only).
+  void own(const char* fin, char* fout) const {
+    const index_t a0 = BlockSplit::start(na, P, r), b0 = BlockSplit::start(nb, P, r);
+    if (to_b)
+      backend::copy_2d_on_device(fout + at(a0 * nbl * nc, e), at(nbl * nc, e), fin + at(b0 * nc, e),
+                                 at(ap, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
+    else
+      backend::copy_2d_on_device(fout + at(b0 * nc, e), at(ap, e), fin + at(a0 * nbl * nc, e),
+                                 at(nbl * nc, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
+  }
+};
+
+void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
+                                void* out, index_t out_stride, int fields) {
+  start(to_b, s, in, in_stride, out, out_stride, fields);
+  finish();
+}
+
+void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
+                            void* out, index_t out_stride, int fields) {
+  if (pending_) throw Error("MpiSlabExchange: a transpose is already in flight");
+  const Blocks k(to_b, s, comm_.size(), comm_.rank());
+  const std::size_t send_total = at(fields * k.O * (to_b ? k.nal * k.nb : k.na * k.nbl) * k.nc, k.e);
+  const std::size_t recv_total = at(fields * k.O * (to_b ? k.na * k.nbl : k.nal * k.nb) * k.nc, k.e);
+  if (send_.size() < send_total) send_.resize(send_total);
+  if (recv_.size() < recv_total) recv_.resize(recv_total);
+  const auto* src = static_cast<const char*>(in);
+  auto* dst = static_cast<char*>(out);
+  backend::PhaseTimer& timer = backend::phase_timer();  // the breakdown (eddy bench); no-ops when off
+  const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::pack);
 
   std::vector<Message> sends, recvs;
   std::size_t spos = 0, rpos = 0;
-  for (int q = 0; q < P; ++q) {
+  for (int q = 0; q < k.P; ++q) {
     index_t send_n = 0, recv_n = 0;
-    sizes(q, send_n, recv_n);
-    char* seg = q == r ? recv_.data() + rpos : send_.data() + spos;
-    if (q != r || !direct)
-      for (int f = 0; f < fields; ++f) pack(q, src + at(f * in_stride, e), seg + at(f * send_n, e));
-    if (q != r) {
-      sends.push_back({q, seg, at(fields * send_n, e)});
-      recvs.push_back({q, recv_.data() + rpos, at(fields * recv_n, e)});
-      timer.add_sent(at(fields * send_n, e));
+    k.sizes(q, send_n, recv_n);
+    char* seg = q == k.r ? recv_.data() + rpos : send_.data() + spos;
+    if (q != k.r || !k.direct)
+      for (int f = 0; f < fields; ++f) k.pack(q, src + at(f * in_stride, k.e), seg + at(f * send_n, k.e));
+    if (q != k.r) {
+      sends.push_back({q, seg, at(fields * send_n, k.e)});
+      recvs.push_back({q, recv_.data() + rpos, at(fields * recv_n, k.e)});
+      timer.add_sent(at(fields * send_n, k.e));
     }
-    spos += at(fields * send_n, e);
-    rpos += at(fields * recv_n, e);
+    spos += at(fields * send_n, k.e);
+    rpos += at(fields * recv_n, k.e);
   }
 
   timer.to(backend::PhaseTimer::transfer);  // the messages and, meanwhile, the own block's copy
   transport_->start(sends, recvs);
-  if (direct) {  // my own block, one strided copy per field from the source to the destination layout
-    const index_t a0 = BlockSplit::start(na, P, r), b0 = BlockSplit::start(nb, P, r);
-    for (int f = 0; f < fields; ++f) {
-      const char* fin = src + at(f * in_stride, e);
-      char* fout = dst + at(f * out_stride, e);
-      if (to_b)
-        backend::copy_2d_on_device(fout + at(a0 * nbl * nc, e), at(nbl * nc, e), fin + at(b0 * nc, e),
-                                   at(ap, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
-      else
-        backend::copy_2d_on_device(fout + at(b0 * nc, e), at(ap, e), fin + at(a0 * nbl * nc, e),
-                                   at(nbl * nc, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
-    }
-  }
+  if (k.direct)
+    for (int f = 0; f < fields; ++f) k.own(src + at(f * in_stride, k.e), dst + at(f * out_stride, k.e));
+  pending_ = std::make_unique<Pending>(Pending{to_b, s, dst, out_stride, fields});
+  timer.to(caller);
+}
+
+void MpiSlabExchange::finish() {
+  if (!pending_) return;
+  const Pending p = *pending_;
+  pending_.reset();
+  const Blocks k(p.to_b, p.s, comm_.size(), comm_.rank());
+  backend::PhaseTimer& timer = backend::phase_timer();
+  const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::transfer);
   transport_->finish();
   timer.to(backend::PhaseTimer::unpack);
-
-  rpos = 0;
-  for (int q = 0; q < P; ++q) {
+  std::size_t rpos = 0;
+  for (int q = 0; q < k.P; ++q) {
     index_t send_n = 0, recv_n = 0;
-    sizes(q, send_n, recv_n);
-    if (q != r || !direct)
-      for (int f = 0; f < fields; ++f)
-        unpack(q, recv_.data() + rpos + at(f * recv_n, e), dst + at(f * out_stride, e));
-    rpos += at(fields * recv_n, e);
+    k.sizes(q, send_n, recv_n);
+    if (q != k.r || !k.direct)
+      for (int f = 0; f < p.fields; ++f)
+        k.unpack(q, recv_.data() + rpos + at(f * recv_n, k.e), p.out + at(f * p.out_stride, k.e));
+    rpos += at(p.fields * recv_n, k.e);
   }
   timer.to(caller);
 }

@@ -23,6 +23,9 @@ class MpiSlabExchange final : public field::SlabExchange {
               int fields) override;
   void b_to_a(const field::SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
               int fields) override;
+  void start(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride, void* out,
+             index_t out_stride, int fields) override;
+  void finish() override;
   void sum(double* v, int n) override;
   double max(double v) override { return comm_.max(v); }
   const char* name() const override {  // for the log: `auto` names its choice once made
@@ -35,10 +38,20 @@ class MpiSlabExchange final : public field::SlabExchange {
   void transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride, void* out,
                  index_t out_stride, int fields);
 
+  struct Blocks;    // the geometry of one transpose (transpose.cpp)
+  struct Pending {  // the transpose in flight between start and finish
+    bool to_b;
+    field::SlabShape s;
+    char* out;
+    index_t out_stride;
+    int fields;
+  };
+
   Comm comm_;
   std::unique_ptr<Transport> transport_;
   mutable std::string name_;
   backend::DeviceArray<char> send_, recv_;  // packed segments, kept between calls
+  std::unique_ptr<Pending> pending_;
 };
 
 /// The pencil decomposition's exchange (field/slab.hpp) on a P1 x P2 process grid, P1 = p1 > 1: the row
@@ -58,6 +71,11 @@ class MpiPencilExchange final : public field::SlabExchange {
               int fields) override {
     col_->b_to_a(s, in, in_stride, out, out_stride, fields);
   }
+  void start(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride, void* out,
+             index_t out_stride, int fields) override {
+    col_->start(to_b, s, in, in_stride, out, out_stride, fields);
+  }
+  void finish() override { col_->finish(); }
   void sum(double* v, int n) override;
   double max(double v) override { return world_.max(v); }
   const char* name() const override;

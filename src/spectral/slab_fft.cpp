@@ -21,7 +21,8 @@ struct Phases {
 }  // namespace
 
 template <class T>
-SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange) : g_(g), ex_(exchange) {
+SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
+    : g_(g), ex_(exchange), overlap_(overlap) {
   real_stride_ = padded_stride(g.points());
   complex_stride_ = padded_stride(g.modes());
   FftLayout whole;  // r2c shape of one field: 3D (nz, ny, nx), 2D (ny, nx)
@@ -107,10 +108,28 @@ field::SlabShape SlabFft<T>::column_shape() const {
 }
 
 template <class T>
-void SlabFft<T>::along_y(bool fwd, int fields) {
-  for (int f = 0; f < fields; ++f)
-    for (index_t z = 0; z < g_.na_local; ++z)
-      (fwd ? along_y_fwd_ : along_y_bwd_)->execute(ytmp_.data() + f * ytmp_stride_ + z * y_plane_);
+void SlabFft<T>::along_y(bool fwd, int f) {
+  for (index_t z = 0; z < g_.na_local; ++z)
+    (fwd ? along_y_fwd_ : along_y_bwd_)->execute(ytmp_.data() + f * ytmp_stride_ + z * y_plane_);
+}
+
+// Overlap: stage j of field f runs while transpose j - 1 of field f + 1... in order, per step t:
+//   compute_0(t); finish T_0(t-1); start T_0(t); compute_1(t-1); finish T_1(t-2); start T_1(t-1); ...
+// so each transpose has one field in flight while the next stage's transforms run (with NCCL on its own
+// stream they overlap on the device). The same operations on the same data as the batched order: exact.
+template <class T>
+void SlabFft<T>::pipeline(int fields, int transposes, const std::function<void(int, int)>& compute,
+                          const std::function<void(int, int)>& start,
+                          const std::function<void(int)>& finish) {
+  for (int t = 0; t < fields + transposes; ++t)
+    for (int j = 0; j <= transposes; ++j) {
+      const int f = t - j;
+      if (j > 0) {
+        if (f >= 0 && f < fields) finish(j - 1);
+        if (f + 1 >= 0 && f + 1 < fields) start(j - 1, f + 1);
+      }
+      if (f >= 0 && f < fields) compute(j, f);
+    }
 }
 
 template <class T>
@@ -121,17 +140,44 @@ void SlabFft<T>::forward(const T* phys, C* spec, int fields) {
     return;
   }
   reserve_tmp(fields);
-  for (int f = 0; f < fields; ++f) r2c_->execute(phys + f * real_stride_, tmp_.data() + f * tmp_stride_);
+  C* tmp = tmp_.data();
+  C* ytmp = ytmp_.data();
+  auto r2c = [&](int f) { r2c_->execute(phys + f * real_stride_, tmp + f * tmp_stride_); };
+  auto along_a = [&](int f) { along_a_fwd_->execute(spec + f * complex_stride_); };
   if (pencil_) {
-    ex_.row()->a_to_b(row_shape(), tmp_.data(), tmp_stride_, ytmp_.data(), ytmp_stride_, fields);
-    along_y(true, fields);
-    ex_.a_to_b(column_shape(), ytmp_.data(), ytmp_stride_, spec, complex_stride_, fields);
-    for (int f = 0; f < fields; ++f) along_a_fwd_->execute(spec + f * complex_stride_);
+    field::SlabExchange& row = *ex_.row();
+    if (!overlap_ || fields == 1) {
+      for (int f = 0; f < fields; ++f) r2c(f);
+      row.a_to_b(row_shape(), tmp, tmp_stride_, ytmp, ytmp_stride_, fields);
+      for (int f = 0; f < fields; ++f) along_y(true, f);
+      ex_.a_to_b(column_shape(), ytmp, ytmp_stride_, spec, complex_stride_, fields);
+      for (int f = 0; f < fields; ++f) along_a(f);
+      return;
+    }
+    pipeline(
+        fields, 2, [&](int j, int f) { j == 0   ? r2c(f)
+                                       : j == 1 ? along_y(true, f)
+                                                : along_a(f); },
+        [&](int j, int f) {
+          if (j == 0)
+            row.start(true, row_shape(), tmp + f * tmp_stride_, 0, ytmp + f * ytmp_stride_, 0, 1);
+          else
+            ex_.start(true, column_shape(), ytmp + f * ytmp_stride_, 0, spec + f * complex_stride_, 0, 1);
+        },
+        [&](int j) { j == 0 ? row.finish() : ex_.finish(); });
     return;
   }
   const field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
-  ex_.a_to_b(s, tmp_.data(), tmp_stride_, spec, complex_stride_, fields);
-  for (int f = 0; f < fields; ++f) along_a_fwd_->execute(spec + f * complex_stride_);
+  if (!overlap_ || fields == 1) {
+    for (int f = 0; f < fields; ++f) r2c(f);
+    ex_.a_to_b(s, tmp, tmp_stride_, spec, complex_stride_, fields);
+    for (int f = 0; f < fields; ++f) along_a(f);
+    return;
+  }
+  pipeline(
+      fields, 1, [&](int j, int f) { j == 0 ? r2c(f) : along_a(f); },
+      [&](int, int f) { ex_.start(true, s, tmp + f * tmp_stride_, 0, spec + f * complex_stride_, 0, 1); },
+      [&](int) { ex_.finish(); });
 }
 
 template <class T>
@@ -142,17 +188,44 @@ void SlabFft<T>::backward(C* spec, T* phys, int fields) {
     return;
   }
   reserve_tmp(fields);
-  for (int f = 0; f < fields; ++f) along_a_bwd_->execute(spec + f * complex_stride_);
+  C* tmp = tmp_.data();
+  C* ytmp = ytmp_.data();
+  auto c2r = [&](int f) { c2r_->execute(tmp + f * tmp_stride_, phys + f * real_stride_); };
+  auto along_a = [&](int f) { along_a_bwd_->execute(spec + f * complex_stride_); };
   if (pencil_) {
-    ex_.b_to_a(column_shape(), spec, complex_stride_, ytmp_.data(), ytmp_stride_, fields);
-    along_y(false, fields);
-    ex_.row()->b_to_a(row_shape(), ytmp_.data(), ytmp_stride_, tmp_.data(), tmp_stride_, fields);
-    for (int f = 0; f < fields; ++f) c2r_->execute(tmp_.data() + f * tmp_stride_, phys + f * real_stride_);
+    field::SlabExchange& row = *ex_.row();
+    if (!overlap_ || fields == 1) {
+      for (int f = 0; f < fields; ++f) along_a(f);
+      ex_.b_to_a(column_shape(), spec, complex_stride_, ytmp, ytmp_stride_, fields);
+      for (int f = 0; f < fields; ++f) along_y(false, f);
+      row.b_to_a(row_shape(), ytmp, ytmp_stride_, tmp, tmp_stride_, fields);
+      for (int f = 0; f < fields; ++f) c2r(f);
+      return;
+    }
+    pipeline(
+        fields, 2, [&](int j, int f) { j == 0   ? along_a(f)
+                                       : j == 1 ? along_y(false, f)
+                                                : c2r(f); },
+        [&](int j, int f) {
+          if (j == 0)
+            ex_.start(false, column_shape(), spec + f * complex_stride_, 0, ytmp + f * ytmp_stride_, 0, 1);
+          else
+            row.start(false, row_shape(), ytmp + f * ytmp_stride_, 0, tmp + f * tmp_stride_, 0, 1);
+        },
+        [&](int j) { j == 0 ? ex_.finish() : row.finish(); });
     return;
   }
   const field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
-  ex_.b_to_a(s, spec, complex_stride_, tmp_.data(), tmp_stride_, fields);
-  for (int f = 0; f < fields; ++f) c2r_->execute(tmp_.data() + f * tmp_stride_, phys + f * real_stride_);
+  if (!overlap_ || fields == 1) {
+    for (int f = 0; f < fields; ++f) along_a(f);
+    ex_.b_to_a(s, spec, complex_stride_, tmp, tmp_stride_, fields);
+    for (int f = 0; f < fields; ++f) c2r(f);
+    return;
+  }
+  pipeline(
+      fields, 1, [&](int j, int f) { j == 0 ? along_a(f) : c2r(f); },
+      [&](int, int f) { ex_.start(false, s, spec + f * complex_stride_, 0, tmp + f * tmp_stride_, 0, 1); },
+      [&](int) { ex_.finish(); });
 }
 
 template class SlabFft<float>;

@@ -12,6 +12,7 @@
 /// The backward transform runs the same steps in reverse. Unnormalised, like backend/fft.hpp.
 /// Arrays of several fields are stored `real_stride()` / `complex_stride()` elements apart (multiples of
 /// 16 elements, so every field is aligned as the FFT libraries want).
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -26,7 +27,9 @@ template <class T>
 class SlabFft {
  public:
   using C = backend::Complex<T>;
-  SlabFft(const Grid& g, field::SlabExchange& exchange);
+  /// `overlap`: with several fields and ranks, transpose field by field, each transpose in flight while
+  /// the next field's transforms run (bitwise the same result as the batched order, overlap = false).
+  SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap = true);
 
   /// Physical fields (`fields` arrays, real_stride() apart) -> spectral fields (complex_stride() apart).
   void forward(const T* phys, C* spec, int fields);
@@ -43,8 +46,12 @@ class SlabFft {
   void reserve_tmp(int fields);
   field::SlabShape row_shape() const;
   field::SlabShape column_shape() const;
-  /// Pencil: the c2c transforms along y of every z-plane of ytmp_.
-  void along_y(bool fwd, int fields);
+  /// Pencil: the c2c transforms along y of every z-plane of field f of ytmp_.
+  void along_y(bool fwd, int f);
+  /// Per field: compute(0, f), transpose 0, compute(1, f), ..., compute(transposes, f), pipelined over the
+  /// fields (slab_fft.cpp); start(j, f) / finish(j) start and finish transpose j.
+  void pipeline(int fields, int transposes, const std::function<void(int, int)>& compute,
+                const std::function<void(int, int)>& start, const std::function<void(int)>& finish);
 
   Grid g_;
   field::SlabExchange& ex_;
@@ -56,6 +63,7 @@ class SlabFft {
   backend::DeviceArray<C> ytmp_;  // pencil: y-pencils [z_l][y][kx_l], planes y_plane_ apart
   index_t ytmp_stride_ = 0, y_plane_ = 0;
   bool pencil_ = false;
+  bool overlap_ = true;
   backend::DeviceArray<char> work_;  // shared FFT work area
 };
 
