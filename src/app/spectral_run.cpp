@@ -78,6 +78,7 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
       parallel::Decomposition::make(s.dims, s.cells, grid_ranks, comm);  // InputError: more ranks than planes
 
   s.precision = spec.numerics.precision == "fp32" ? Precision::fp32 : Precision::fp64;
+  s.overlap = spec.parallel.overlap;
   s.stepper = spec.numerics.time_stepper;
   s.dealiasing = spec.numerics.dealiasing;
   const double l_ref =

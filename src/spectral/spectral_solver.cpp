@@ -237,7 +237,7 @@ class SolverImpl final : public Solver {
       : setup_(s),
         ex_(ex),
         grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == "phase_shift")),
-        fft_(grid_, ex),
+        fft_(grid_, ex, s.overlap),
         comps_(s.dims == 2 ? 1 : 3),
         work_fields_(s.dims == 2 ? 4 : 6) {
     lin_.nu = T(s.nu);

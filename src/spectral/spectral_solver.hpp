@@ -33,6 +33,7 @@ struct Setup {
   int hyperviscosity_order = 2;           ///< p
   double drag = 0.0;                      ///< mu [1/s] of -mu u
   Forcing forcing{};                      ///< body force (spectral/forcing_k.hpp)
+  bool overlap = true;  ///< several ranks: transposes overlapped with the FFTs (spectral/slab_fft.hpp)
 };
 
 /// Volume averages and maxima over the whole box (every rank gets the same values).
