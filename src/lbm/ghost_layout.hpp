@@ -23,11 +23,21 @@
 
 namespace eddy::lbm {
 
+/// Rows of the population and flag arrays are padded to a multiple of 32 cells, and the population
+/// array starts `lead` elements into its allocation, so that every row's first interior cell is on a
+/// 128-byte line (FP32; two lines FP64): a warp's loads and stores of one slot for 32 cells are then one
+/// line each on the even step, and on the odd step for the links without an x component.
+constexpr index_t row_align = 32;
+/// The padded grid of a block of `cells` (ghost width 1): the one layout of every LBM array.
+inline field::PaddedGrid padded_grid(int dims, const Int3& cells) {
+  return field::PaddedGrid::make(dims, cells, 1, row_align);
+}
+
 template <class L>
 class GhostLayout {
  public:
   /// `s` must have global, offset, boxes and rank filled (as SolverImpl normalises them).
-  explicit GhostLayout(const Setup& s) : s_(s), grid_(field::PaddedGrid::make(s.dims, s.cells, 1)) {
+  explicit GhostLayout(const Setup& s) : s_(s), grid_(padded_grid(s.dims, s.cells)) {
     index_owners();
   }
 
@@ -78,7 +88,7 @@ class GhostLayout {
   template <class F>
   void for_each_ghost_link(int r, F&& visit) const {
     const auto& box = s_.boxes[static_cast<std::size_t>(r)];
-    const field::PaddedGrid g = field::PaddedGrid::make(s_.dims, box[1], 1);
+    const field::PaddedGrid g = padded_grid(s_.dims, box[1]);
     const index_t lo[3] = {g.g, g.g, g.gz};
     for (index_t z = 0; z < g.nz + 2 * g.gz; ++z)
       for (index_t y = 0; y < g.ny + 2 * g.g; ++y)

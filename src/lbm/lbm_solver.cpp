@@ -189,8 +189,8 @@ class SolverImpl final : public Solver {
     if (setup_.global[0] == 0) setup_.global = setup_.cells;
     if (setup_.boxes.empty()) setup_.boxes = {{setup_.offset, setup_.cells}}, setup_.rank = 0;
     exchanger_ = setup_.exchanger ? setup_.exchanger : &local_;
-    grid_ = PaddedGrid::make(s.dims, s.cells, 1);
-    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded));
+    grid_ = padded_grid(s.dims, s.cells);
+    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
     build_flags();
     build_pattern();
     build_cell_sets();
@@ -233,7 +233,7 @@ class SolverImpl final : public Solver {
           }
         });
       for (int i = 0; i < L::q; ++i)
-        backend::copy_to_device(f_.data() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
+        backend::copy_to_device(pop() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
     }
     steps_ = 0;
   }
@@ -249,10 +249,10 @@ class SolverImpl final : public Solver {
       update(odd, all_);
     } else if (!overlap_) {
       update(odd, all_);
-      exchanger_->exchange(f_.data(), sizeof(T), pattern_, dir);
+      exchanger_->exchange(pop(), sizeof(T), pattern_, dir);
     } else {
       update(odd, shell_);
-      exchanger_->start(f_.data(), sizeof(T), pattern_, dir);
+      exchanger_->start(pop(), sizeof(T), pattern_, dir);
       update(odd, inner_);
       exchanger_->finish();
     }
@@ -282,7 +282,7 @@ class SolverImpl final : public Solver {
 
   std::vector<unsigned char> save_state() const override {
     DeviceArray<T> packed(static_cast<std::size_t>(grid_.n_interior() * L::q));
-    launch_pack_state(f_.data(), grid_, L::q, packed.data(), false);
+    launch_pack_state(pop(), grid_, L::q, packed.data(), false);
     const std::vector<T> h = packed.to_host();
     std::vector<unsigned char> out(h.size() * sizeof(T));
     std::memcpy(out.data(), h.data(), out.size());
@@ -297,11 +297,11 @@ class SolverImpl final : public Solver {
     std::memcpy(h.data(), state.data(), state.size());
     DeviceArray<T> packed;
     packed.from_host(h);
-    launch_pack_state(f_.data(), grid_, L::q, packed.data(), true);
+    launch_pack_state(pop(), grid_, L::q, packed.data(), true);
     steps_ = step;
     // Before an odd step the ghosts must hold their images' post-collision populations.
     if (next_odd() && !pattern_.peers.empty())
-      exchanger_->exchange(f_.data(), sizeof(T), pattern_, field::Direction::forward);
+      exchanger_->exchange(pop(), sizeof(T), pattern_, field::Direction::forward);
   }
 
   int state_bytes() const override { return static_cast<int>(sizeof(T)); }
@@ -326,6 +326,8 @@ class SolverImpl final : public Solver {
 
  private:
   bool next_odd() const { return steps_ % 2 == 1; }
+  /// The population array: padded cell n's slot i at pop()[i * n_padded + n] (see row_align).
+  T* pop() const { return f_.data() + lead_; }
 
   /// 18 C_s^2 of the Smagorinsky model (0 = none).
   double les_factor() const { return 18.0 * setup_.smagorinsky * setup_.smagorinsky; }
@@ -383,7 +385,7 @@ class SolverImpl final : public Solver {
 
   StreamCollideArgs<T, R> args() const {
     StreamCollideArgs<T, R> a{};
-    a.f = f_.data();
+    a.f = pop();
     a.flags = flags_.data();
     a.grid = grid_;
     for (int k = 0; k < max_flag; ++k)
@@ -420,7 +422,8 @@ class SolverImpl final : public Solver {
 
   Setup setup_;
   PaddedGrid grid_;
-  DeviceArray<T> f_;
+  static constexpr index_t lead_ = PaddedGrid::lead(1, row_align);
+  DeviceArray<T> f_;  // populations, lead_ elements in (pop())
   DeviceArray<std::uint8_t> flags_;
   field::Pattern pattern_;
   field::LocalExchanger local_;
