@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where the LBM step's time goes on one GPU: registers, spills and shared memory of the stream-collide
 # kernels (cuobjdump), and Nsight Compute's speed-of-light, memory, occupancy and warp-state sections of
-# one even and one odd stream-collide launch (clocks left alone: --clock-control none). Full report in
+# one odd and one even stream-collide launch (clocks left alone: --clock-control none). Full report in
 # OUTDIR/ncu.txt, a digest on stdout.
 #   scripts/gpu_profile_lbm.sh OUTDIR [GTEST_SOURCE] [CONFIG (default configs/bench/lbm_d3q19_256.yaml)] [--set ...]
 set -uo pipefail
@@ -19,7 +19,7 @@ cuobjdump --dump-resource-usage "$gpu" 2>/dev/null | grep -E "Function|REG:" | p
   sed -E 's/.*launch_stream_collide<eddy::lbm::(D[0-9]Q[0-9]+), (true|false), ([a-z]+), [a-z]+, eddy::lbm::([A-Za-z]+)<[a-z]+, (true|false), (true|false)> >.*\{lambda\(long\)#([12])\}.*(REG:[0-9]+) (STACK:[0-9]+).*/\1 odd=\2 \3 \4 les\/force=\5 \7 \8 \9/' |
   grep -E "^D" | sort -u | head -60
 echo "== ncu: 2 stream-collide launches (even, odd) after 20 steps"
-ncu --clock-control none --kernel-name regex:for_kernel --launch-skip 20 --launch-count 2 \
+ncu --clock-control none --kernel-name regex:for_kernel --launch-skip 21 --launch-count 2 \
   --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
   --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
   "$gpu" run "$cfg" --set run.steps=30 --set output.fields.every=0 --set output.checkpoint.every=0 "$@" \

@@ -49,18 +49,19 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
 
 /// Populations f_i(x, t) of padded cell n at the start of a step of kind Odd: the cell's own slots
 /// before an even step; before an odd step, the upstream cells' post-collision values (this is the
-/// streaming), with bounce-back from solid neighbours. `near` is whether the cell has a solid
-/// neighbour (its near_solid bit): only then are the neighbours' flags read, one byte per link; the
-/// bulk of a domain streams without them.
-template <class L, bool Odd, class T, class R>
-EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, bool near, R (&f)[L::q]) {
+/// streaming), with bounce-back from solid neighbours. `Near` is whether the cell has a solid
+/// neighbour (its near_solid bit): only then are the neighbours' flags read, one byte per link. It is a
+/// compile-time flag so that the bulk of a domain streams with unconditional loads and stores, all of
+/// them in flight at once; with a run-time flag the per-link branches kept the odd step's loads apart.
+template <class L, bool Odd, bool Near, class T, class R>
+EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
       f[i] = R(a.f[i * N + n]);
     } else {
       const index_t m = n - a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
-      const std::uint8_t fl = near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+      const std::uint8_t fl = Near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         f[i] = R(a.f[opposite(i) * N + m]);
       else
@@ -69,23 +70,18 @@ EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, bool 
   }
 }
 
-/// Update padded cell n; Odd selects the kind of step.
-template <class L, bool Odd, class T, class R, class Collision>
-EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a,
-                                        const Collision& collide) {
+/// Post-collision populations of padded cell n back into the array: its own slots opp(i) after an even
+/// step; after an odd step slot i of the downstream cells, or bounced back into the cell's own slot
+/// opp(i) where the downstream cell is solid (Near, as in load()).
+template <class L, bool Odd, bool Near, class T, class R>
+EDDY_HD EDDY_INLINE void store(index_t n, const StreamCollideArgs<T, R>& a, const R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
-  const bool near = Odd && (a.flags[n] & near_solid);
-  R f[L::q];
-  load<L, Odd>(n, a, near, f);
-  R drho, u[3];
-  moments<L>(f, drho, u, a.force);
-  collide.template operator()<L>(f, drho, u);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
       a.f[opposite(i) * N + n] = T(f[i]);
     } else {
       const index_t m = n + a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
-      const std::uint8_t fl = near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+      const std::uint8_t fl = Near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         a.f[i * N + m] = T(f[i]);
       else
@@ -94,15 +90,43 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
   }
 }
 
+/// One cell's update with the kind of step and the near-solid case fixed at compile time.
+template <class L, bool Odd, bool Near, class T, class R, class Collision>
+EDDY_HD EDDY_INLINE void stream_collide_cell(index_t n, const StreamCollideArgs<T, R>& a,
+                                             const Collision& collide) {
+  R f[L::q];
+  load<L, Odd, Near>(n, a, f);
+  R drho, u[3];
+  moments<L>(f, drho, u, a.force);
+  collide.template operator()<L>(f, drho, u);
+  store<L, Odd, Near>(n, a, f);
+}
+
+/// Update padded cell n; Odd selects the kind of step.
+template <class L, bool Odd, class T, class R, class Collision>
+EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a,
+                                        const Collision& collide) {
+  if constexpr (Odd) {
+    if (a.flags[n] & near_solid)
+      stream_collide_cell<L, true, true>(n, a, collide);
+    else
+      stream_collide_cell<L, true, false>(n, a, collide);
+  } else {
+    stream_collide_cell<L, false, false>(n, a, collide);
+  }
+}
+
 /// Populations f_i(x, t) of padded cell n at the current time: those the next step will load (after an
 /// even step, that load is the streaming of the odd step).
 template <class L, class T, class R>
 EDDY_HD EDDY_INLINE void cell_populations(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd,
                                           R (&f)[L::q]) {
-  if (next_odd)
-    load<L, true>(n, a, (a.flags[n] & near_solid) != 0, f);
+  if (!next_odd)
+    load<L, false, false>(n, a, f);
+  else if (a.flags[n] & near_solid)
+    load<L, true, true>(n, a, f);
   else
-    load<L, false>(n, a, false, f);
+    load<L, true, false>(n, a, f);
 }
 
 /// Density deviation and velocity of padded cell n at the current time.
