@@ -189,8 +189,10 @@ class SolverImpl final : public Solver {
     if (setup_.global[0] == 0) setup_.global = setup_.cells;
     if (setup_.boxes.empty()) setup_.boxes = {{setup_.offset, setup_.cells}}, setup_.rank = 0;
     exchanger_ = setup_.exchanger ? setup_.exchanger : &local_;
-    grid_ = PaddedGrid::make(s.dims, s.cells, 1);
-    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded));
+    // A block spanning a periodic axis wraps it in the kernels: no ghost copies on that axis.
+    wrap_axes_ = wrapped_axes(setup_, setup_.cells);
+    grid_ = padded_grid(s.dims, s.cells);
+    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
     build_flags();
     build_pattern();
     build_cell_sets();
@@ -234,7 +236,7 @@ class SolverImpl final : public Solver {
           }
         });
       for (int i = 0; i < L::q; ++i)
-        backend::copy_to_device(f_.data() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
+        backend::copy_to_device(pop() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
     }
     steps_ = 0;
   }
@@ -250,10 +252,10 @@ class SolverImpl final : public Solver {
       update(odd, all_);
     } else if (!overlap_) {
       update(odd, all_);
-      exchanger_->exchange(f_.data(), sizeof(T), pattern_, dir);
+      exchanger_->exchange(pop(), sizeof(T), pattern_, dir);
     } else {
       update(odd, shell_);
-      exchanger_->start(f_.data(), sizeof(T), pattern_, dir);
+      exchanger_->start(pop(), sizeof(T), pattern_, dir);
       update(odd, inner_);
       exchanger_->finish();
     }
@@ -283,7 +285,7 @@ class SolverImpl final : public Solver {
 
   std::vector<unsigned char> save_state() const override {
     DeviceArray<T> packed(static_cast<std::size_t>(grid_.n_interior() * L::q));
-    launch_pack_state(f_.data(), grid_, L::q, packed.data(), false);
+    launch_pack_state(pop(), grid_, L::q, packed.data(), false);
     const std::vector<T> h = packed.to_host();
     std::vector<unsigned char> out(h.size() * sizeof(T));
     std::memcpy(out.data(), h.data(), out.size());
@@ -298,11 +300,11 @@ class SolverImpl final : public Solver {
     std::memcpy(h.data(), state.data(), state.size());
     DeviceArray<T> packed;
     packed.from_host(h);
-    launch_pack_state(f_.data(), grid_, L::q, packed.data(), true);
+    launch_pack_state(pop(), grid_, L::q, packed.data(), true);
     steps_ = step;
     // Before an odd step the ghosts must hold their images' post-collision populations.
     if (next_odd() && !pattern_.peers.empty())
-      exchanger_->exchange(f_.data(), sizeof(T), pattern_, field::Direction::forward);
+      exchanger_->exchange(pop(), sizeof(T), pattern_, field::Direction::forward);
   }
 
   int state_bytes() const override { return static_cast<int>(sizeof(T)); }
@@ -327,6 +329,8 @@ class SolverImpl final : public Solver {
 
  private:
   bool next_odd() const { return steps_ % 2 == 1; }
+  /// The population array: padded cell n's slot i at pop()[i * n_padded + n] (see row_align).
+  T* pop() const { return f_.data() + lead_; }
 
   /// 18 C_s^2 of the Smagorinsky model (0 = none).
   double les_factor() const { return 18.0 * setup_.smagorinsky * setup_.smagorinsky; }
@@ -384,12 +388,13 @@ class SolverImpl final : public Solver {
 
   StreamCollideArgs<T, R> args() const {
     StreamCollideArgs<T, R> a{};
-    a.f = f_.data();
+    a.f = pop();
     a.flags = flags_.data();
     a.grid = grid_;
     for (int k = 0; k < max_flag; ++k)
       for (int d = 0; d < 3; ++d) a.wall_u[k][d] = R(wall_u_[k][d]);
     for (int d = 0; d < 3; ++d) a.force[d] = R(setup_.force[static_cast<std::size_t>(d)]);
+    a.wrap_axes = wrap_axes_;
     return a;
   }
 
@@ -400,28 +405,37 @@ class SolverImpl final : public Solver {
           wall_u_[moving_wall + f][d] =
               setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
     std::vector<std::uint8_t> h = GhostLayout<L>(setup_).flags();
-    // near_solid on every interior fluid cell that has a solid cell along a lattice link: the kernels
-    // read neighbour flags only there. Marked in a second pass, so the first reads only kinds.
+    // near_solid on every interior fluid cell that has a solid cell along a lattice link, wraps on those
+    // with a link across a wrapped axis (its neighbour there is the image cell): the kernels read
+    // neighbour flags and find wrapped neighbours only there. Marked in a second pass, so the first
+    // reads only kinds.
     const PaddedGrid g = grid_;
-    std::vector<std::uint8_t> near(static_cast<std::size_t>(g.n_interior()), 0);
+    const unsigned axes = wrap_axes_;
+    std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
     backend::host_parallel_for(g.n_interior(), [&](index_t t) {
       const index_t n = g.interior_to_padded(t);
       if (h[static_cast<std::size_t>(n)] != fluid) return;
-      for (int i = 1; i < L::q; ++i)
-        if (h[static_cast<std::size_t>(n + g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2)))] != fluid)
-          near[static_cast<std::size_t>(t)] = 1;
+      const WrappedCell w(g, n);
+      for (int i = 1; i < L::q; ++i) {
+        const index_t plain = n + g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+        const index_t m = w.neighbour(g, axes, L::c(i, 0), L::c(i, 1), L::c(i, 2));
+        std::uint8_t& k = mark[static_cast<std::size_t>(t)];
+        if (m != plain) k |= wraps;
+        if (h[static_cast<std::size_t>(m)] != fluid) k |= near_solid;
+      }
     });
     for (index_t t = 0; t < g.n_interior(); ++t)
-      if (near[static_cast<std::size_t>(t)])
-        h[static_cast<std::size_t>(g.interior_to_padded(t))] |= near_solid;
+      h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
     flags_.from_host(h);
   }
 
+  /// The ghost links other blocks (or this one, across a periodic axis it does not wrap) fill.
   void build_pattern() { pattern_ = GhostLayout<L>(setup_).pattern(); }
 
   Setup setup_;
   PaddedGrid grid_;
-  DeviceArray<T> f_;
+  static constexpr index_t lead_ = PaddedGrid::lead(1, row_align);
+  DeviceArray<T> f_;  // populations, lead_ elements in (pop())
   DeviceArray<std::uint8_t> flags_;
   field::Pattern pattern_;
   field::LocalExchanger local_;
@@ -431,6 +445,7 @@ class SolverImpl final : public Solver {
   bool overlap_ = false;
   DeviceArray<double> u_prev_;
   double wall_u_[max_flag][3] = {};
+  unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
   long steps_ = 0;
 };
 
