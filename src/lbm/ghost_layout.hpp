@@ -118,8 +118,10 @@ class GhostLayout {
       if (k == FaceKind::periodic) {
         img[d] = (img[d] % n + n) % n;
       } else {
-        // A resting wall wins at edges shared with a moving one.
-        const std::uint8_t code = k == FaceKind::wall ? std::uint8_t(wall) : std::uint8_t(moving_wall + face);
+        // A resting wall wins at edges shared with a moving one. Open faces are resting walls here:
+        // their boundary links (boundary_k.hpp) replace what bounces back from them.
+        const std::uint8_t code =
+            k == FaceKind::moving_wall ? std::uint8_t(moving_wall + face) : std::uint8_t(wall);
         if (flag == fluid || code == wall) flag = code;
       }
     }

@@ -74,7 +74,11 @@ template <class L, bool Odd, class T, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a,
                                         const Collision& collide) {
   const index_t N = a.grid.n_padded;
-  const bool near = Odd && (a.flags[n] & near_solid);
+  // A solid cell inside the block (a body) takes no odd step: it would stream into its fluid
+  // neighbours' slots. Its even step touches only its own slots, which no fluid cell reads.
+  const std::uint8_t own = Odd ? a.flags[n] : std::uint8_t(fluid);
+  if (Odd && (own & kind_mask) != fluid) return;
+  const bool near = Odd && (own & near_solid);
   R f[L::q];
   load<L, Odd>(n, a, near, f);
   R drho, u[3];
@@ -95,10 +99,14 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>
 }
 
 /// Populations f_i(x, t) of padded cell n at the current time: those the next step will load (after an
-/// even step, that load is the streaming of the odd step).
+/// even step, that load is the streaming of the odd step). A solid cell reads as fluid at rest.
 template <class L, class T, class R>
 EDDY_HD EDDY_INLINE void cell_populations(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd,
                                           R (&f)[L::q]) {
+  if ((a.flags[n] & kind_mask) != fluid) {  // a body cell: at rest, reference density
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = R(0);
+    return;
+  }
   if (next_odd)
     load<L, true>(n, a, (a.flags[n] & near_solid) != 0, f);
   else
