@@ -78,7 +78,9 @@ CoefficientSummary summarize(const CoefficientSeries& s, double length, double v
     const double a = s.cl[i - 1] - cl_mean, b = s.cl[i] - cl_mean;
     if (a < 0.0 && b >= 0.0) up.push_back(s.t[i - 1] + (s.t[i] - s.t[i - 1]) * (-a) / (b - a));
   }
-  if (up.size() >= 3) {
+  // An unsteady lift only: a peak-to-peak swing below 1 % of the mean drag (the acoustic ripple of a
+  // steady case) gives no Strouhal number.
+  if (up.size() >= 3 && r.cl_max - r.cl_min > 0.01 * std::fabs(r.cd_mean)) {
     r.periods = static_cast<int>(up.size()) - 1;
     const double f = double(r.periods) / (up.back() - up.front());
     r.strouhal = f * length / velocity;

@@ -28,7 +28,7 @@ struct CoefficientSummary {
   double cd_max = 0.0, cl_max = 0.0;  ///< over the second half of the samples (the transient left out)
   double cl_min = 0.0, cd_mean = 0.0;
   double strouhal = -1.0;  ///< f D / U from the upward zero crossings of C_L - mean (second half); -1 if
-                           ///< fewer than three crossings
+                           ///< fewer than three crossings or a lift swing below 1 % of the mean drag
   int periods = 0;         ///< lift periods the Strouhal number was measured over
 };
 CoefficientSummary summarize(const CoefficientSeries& s, double length, double velocity);

@@ -72,10 +72,10 @@ std::vector<BodyReport> report_bodies(const config::RunSpec& spec, const LbmCase
     if (b == 0 && coefficients && !series.t.empty()) {
       rep.summary = summarize(series, geo.reference_length, geo.reference_velocity);
       const CoefficientSummary& s = rep.summary;
-      line += cat("; over the second half of the run: max drag coefficient ", s.cd_max, ", max lift coefficient ",
-                  s.cl_max, " (min ", s.cl_min, ")");
-      line += s.strouhal > 0 ? cat(", Strouhal number ", s.strouhal, " (", s.periods, " lift periods)")
-                             : std::string(", Strouhal number: fewer than two lift periods");
+      line += cat("; over the second half of the run: mean drag coefficient ", s.cd_mean, ", max ", s.cd_max,
+                  "; lift coefficient max ", s.cl_max, ", min ", s.cl_min);
+      line += s.strouhal > 0 ? cat("; Strouhal number ", s.strouhal, " (", s.periods, " lift periods)")
+                             : std::string("; no Strouhal number (steady lift or fewer than two periods)");
     }
     log::info(line);
     file << line << "\n";
