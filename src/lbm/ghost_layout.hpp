@@ -87,14 +87,22 @@ class GhostLayout {
           index_t img[3];
           std::uint8_t flag;
           if (classify(box[0], box[1], p, flag, img) != Kind::ghost) continue;
+          // A body cell takes no odd step and its fluid neighbours bounce back from it: no population
+          // crosses between a ghost and an interior cell when either is solid (and a stale one sent back
+          // after an odd step would overwrite what the fluid neighbour bounced into its own slot).
+          if (!s_.bodies.empty() && body_at(img) >= 0) continue;
           for (int j = 1; j < L::q; ++j) {
             bool upstream_inside = true;
+            index_t up[3] = {0, 0, 0};
             for (int d = 0; d < s_.dims; ++d) {
               const index_t u = p[d] - L::c(j, d);
               upstream_inside =
                   upstream_inside && u >= lo[d] && u < lo[d] + box[1][static_cast<std::size_t>(d)];
+              up[d] = box[0][static_cast<std::size_t>(d)] + u - lo[d];
             }
-            if (upstream_inside) visit(g.padded(x, y, z), j, img);
+            if (!upstream_inside) continue;
+            if (!s_.bodies.empty() && body_at(up) >= 0) continue;
+            visit(g.padded(x, y, z), j, img);
           }
         }
   }
@@ -148,6 +156,26 @@ class GhostLayout {
   }
 
   const field::PaddedGrid& grid() const { return grid_; }
+
+  /// Physical centre of global cell c in the bodies' coordinates: (c + 1/2) dx, z = 0 in 2D.
+  Real3 centre(const index_t (&c)[3]) const {
+    Real3 p{0.0, 0.0, 0.0};
+    for (int d = 0; d < s_.dims; ++d) p[static_cast<std::size_t>(d)] = (double(c[d]) + 0.5) * s_.dx;
+    return p;
+  }
+
+  /// The first body (Setup order) holding the centre of global cell c, or -1. Cell centres are at
+  /// (c + 1/2) dx, z = 0 in 2D; the answer depends on c alone, so every rank agrees.
+  int body_at(const index_t (&c)[3]) const {
+    const Real3 p = centre(c);
+    for (std::size_t b = 0; b < s_.bodies.size(); ++b) {
+      const geometry::Aabb box = s_.bodies[b]->bounds();
+      bool in_box = true;
+      for (std::size_t d = 0; d < 3; ++d) in_box = in_box && p[d] >= box.lo[d] && p[d] <= box.hi[d];
+      if (in_box && s_.bodies[b]->inside(p)) return static_cast<int>(b);
+    }
+    return -1;
+  }
 
  private:
   bool inside(int r, const index_t (&c)[3]) const {

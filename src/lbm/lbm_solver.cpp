@@ -465,46 +465,31 @@ class SolverImpl final : public Solver {
       if (near[static_cast<std::size_t>(t)])
         h[static_cast<std::size_t>(g.interior_to_padded(t))] |= near_solid;
     flags_.from_host(h);
-    build_links(h, body);
-  }
-
-  /// Physical centre of global cell c (z = 0 in 2D).
-  Real3 centre(const index_t (&c)[3]) const {
-    Real3 p{0.0, 0.0, 0.0};
-    for (int d = 0; d < setup_.dims; ++d) p[static_cast<std::size_t>(d)] = (double(c[d]) + 0.5) * setup_.dx;
-    return p;
+    build_links(layout, h, body);
   }
 
   /// Mark every padded cell (interior or ghost image, in global coordinates, so every decomposition
   /// sees the same solids) whose centre lies in a body as a wall; returns the body of each padded cell
-  /// (-1: none). The first body in Setup order that holds a cell owns it.
+  /// (-1: none).
   std::vector<int> mark_bodies(const GhostLayout<L>& layout, std::vector<std::uint8_t>& h) const {
     std::vector<int> body(static_cast<std::size_t>(grid_.n_padded), -1);
     if (setup_.bodies.empty()) return body;
-    std::vector<geometry::Aabb> box;
-    for (const auto& b : setup_.bodies) box.push_back(b->bounds());
     const index_t px = grid_.sx, py = grid_.sy / grid_.sx;
     backend::host_parallel_for(grid_.n_padded, [&](index_t n) {
       const index_t p[3] = {n % px, (n / px) % py, n / grid_.sy};
       index_t img[3];
       std::uint8_t flag;
       if (layout.classify(setup_.offset, setup_.cells, p, flag, img) == GhostLayout<L>::Kind::solid) return;
-      const Real3 c = centre(img);
-      for (std::size_t b = 0; b < setup_.bodies.size(); ++b) {
-        bool in_box = true;
-        for (std::size_t d = 0; d < 3; ++d) in_box = in_box && c[d] >= box[b].lo[d] && c[d] <= box[b].hi[d];
-        if (in_box && setup_.bodies[b]->inside(c)) {
-          body[static_cast<std::size_t>(n)] = static_cast<int>(b);
-          h[static_cast<std::size_t>(n)] = wall;
-          return;
-        }
-      }
+      const int b = layout.body_at(img);
+      if (b < 0) return;
+      body[static_cast<std::size_t>(n)] = b;
+      h[static_cast<std::size_t>(n)] = wall;
     });
     return body;
   }
 
   /// The boundary links of the interior fluid cells (boundary_k.hpp), body links first, grouped by body.
-  void build_links(const std::vector<std::uint8_t>& h, const std::vector<int>& body) {
+  void build_links(const GhostLayout<L>& layout, const std::vector<std::uint8_t>& h, const std::vector<int>& body) {
     const PaddedGrid g = grid_;
     std::vector<std::vector<BoundaryLink>> by_body(setup_.bodies.size());
     std::vector<BoundaryLink> open;
@@ -523,7 +508,7 @@ class SolverImpl final : public Solver {
         const int b = body[static_cast<std::size_t>(m)];
         if (b >= 0) {
           l.kind = body_link, l.body = b;
-          const Real3 a = centre(x);
+          const Real3 a = layout.centre(x);
           Real3 e = a;
           for (int d = 0; d < setup_.dims; ++d) e[static_cast<std::size_t>(d)] += L::c(k, d) * setup_.dx;
           const double q = setup_.interpolated_walls ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(a, e) : -1.0;
