@@ -207,6 +207,7 @@ template <class V>
 void visit(ParallelSpec& s, V& v) {
   v.field("comm", s.comm, one_of({"mpi", "mpi-gpu", "nccl", "auto"}));
   v.field("ranks", s.ranks, at_least(1));
+  v.field("overlap", s.overlap);
 }
 
 template <class V>

@@ -592,6 +592,7 @@ template void FieldFile::write_scalar(const std::string&, const float*, Checksum
 template void FieldFile::write_scalar(const std::string&, const std::int32_t*, Checksum);
 template void FieldFile::write_scalar(const std::string&, const std::int64_t*, Checksum);
 template void FieldFile::write_scalar(const std::string&, const std::uint64_t*, Checksum);
+template void FieldFile::write_scalar(const std::string&, const std::uint8_t*, Checksum);
 template void FieldFile::write_vector(const std::string&, const double*, int, Checksum);
 template void FieldFile::write_vector(const std::string&, const float*, int, Checksum);
 template void FieldFile::write_vector(const std::string&, const std::vector<const double*>&, Checksum);
@@ -601,6 +602,7 @@ template void FieldFile::write_array(const std::string&, const float*, const Blo
 template void FieldFile::write_array(const std::string&, const std::int32_t*, const Block&, int, Checksum);
 template void FieldFile::write_array(const std::string&, const std::int64_t*, const Block&, int, Checksum);
 template void FieldFile::write_array(const std::string&, const std::uint64_t*, const Block&, int, Checksum);
+template void FieldFile::write_array(const std::string&, const std::uint8_t*, const Block&, int, Checksum);
 template void FieldFile::write_global(const std::string&, const double*, const std::vector<index_t>&,
                                       Checksum);
 template void FieldFile::write_global(const std::string&, const float*, const std::vector<index_t>&,

@@ -71,7 +71,7 @@ class FieldFile {
                     Checksum checksum = Checksum::off);
   /// Any distributed array: `block` gives its grid and this rank's box (need not be the file's grid,
   /// e.g. spectral coefficients), `ncomp` = 0 for no component axis. Dataset names may contain '/'
-  /// (groups are created). T: double, float, std::int32_t, std::int64_t, std::uint64_t.
+  /// (groups are created). T: double, float, std::int32_t, std::int64_t, std::uint64_t, std::uint8_t (masks).
   template <class T>
   void write_array(const std::string& name, const T* local, const Block& block, int ncomp,
                    Checksum checksum = Checksum::off);

@@ -226,6 +226,57 @@ Array<T> FieldReader::read(const std::string& name) const {
   return a;
 }
 
+namespace {
+
+/// The stored type is an integer, or an enum (numpy bool through h5py) over an integer type.
+bool integer_type(hid_t dset) {
+  h5::Id t = h5::type(H5Dget_type(dset));
+  if (!t.valid()) return false;
+  const H5T_class_t cls = H5Tget_class(t.get());
+  if (cls == H5T_INTEGER) return true;
+  if (cls != H5T_ENUM) return false;
+  h5::Id base = h5::type(H5Tget_super(t.get()));
+  return base.valid() && H5Tget_class(base.get()) == H5T_INTEGER;
+}
+
+}  // namespace
+
+bool FieldReader::is_integer(const std::string& name) const {
+  h5::Id d = open_dataset(s_->path, s_->file.get(), name);
+  return integer_type(d.get());
+}
+
+Array<std::uint8_t> FieldReader::read_nonzero(const std::string& name) const {
+  const std::string where = "dataset '" + name + "' of HDF5 file '" + s_->path + "'";
+  h5::Id d = open_dataset(s_->path, s_->file.get(), name);
+  if (!integer_type(d.get())) throw InputError(where + " does not hold integers");
+  // Read in the stored type's native form (no value conversion), then test each value's bytes.
+  h5::Id t = h5::type(H5Dget_type(d.get()));
+  h5::Id mem = h5::type(t.valid() ? H5Tget_native_type(t.get(), H5T_DIR_ASCEND) : H5I_INVALID_HID);
+  if (!mem.valid()) throw InputError(with_detail("cannot read " + where));
+  const size_t width = H5Tget_size(mem.get());
+  Array<std::uint8_t> a;
+  size_t n = 1;
+  for (hsize_t v : dims_of_space(d.get())) {
+    a.shape.push_back(static_cast<index_t>(v));
+    n *= static_cast<size_t>(v);
+  }
+  std::vector<unsigned char> raw(width == 1 ? 0 : n * width);
+  a.data.resize(n);
+  void* buf = width == 1 ? static_cast<void*>(a.data.data()) : static_cast<void*>(raw.data());
+  if (n > 0 && H5Dread(d.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    throw InputError(with_detail("cannot read " + where));
+  if (width == 1) {
+    for (std::uint8_t& v : a.data) v = v != 0;
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      a.data[i] = std::any_of(raw.begin() + static_cast<std::ptrdiff_t>(i * width),
+                              raw.begin() + static_cast<std::ptrdiff_t>((i + 1) * width),
+                              [](unsigned char c) { return c != 0; });
+  }
+  return a;
+}
+
 template <class T>
 std::vector<T> FieldReader::read_block(const std::string& name, const Block& block, int ncomp) const {
   const std::string where = "dataset '" + name + "' of HDF5 file '" + s_->path + "'";

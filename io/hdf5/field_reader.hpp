@@ -44,9 +44,17 @@ class FieldReader {
   /// Bytes per stored value (8 for double, 4 for float).
   int value_bytes(const std::string& name) const;
 
+  /// Whether a dataset stores integers (any width, either sign) or booleans (h5py's numpy bool,
+  /// an HDF5 enum over int8).
+  bool is_integer(const std::string& name) const;
+
   /// The whole dataset. T: double, float, std::int32_t, std::int64_t, std::uint64_t.
   template <class T>
   Array<T> read(const std::string& name) const;
+  /// An integer or boolean dataset (is_integer) as one byte per value, 1 where the stored value is
+  /// nonzero, 0 elsewhere: flags and masks of any integer type, with no conversion that could turn
+  /// a nonzero value into 0 (a negative or wide value read as uint8 would saturate).
+  Array<std::uint8_t> read_nonzero(const std::string& name) const;
   /// This rank's box of a distributed dataset, laid out as Block describes (x fastest, components
   /// adjacent); the dataset's shape must be `block.file_shape(ncomp)`.
   template <class T>

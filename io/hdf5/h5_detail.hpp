@@ -92,6 +92,11 @@ struct TypeOf<std::uint64_t> {
   static hid_t file() { return H5T_STD_U64LE; }
 };
 template <>
+struct TypeOf<std::uint8_t> {
+  static hid_t mem() { return H5T_NATIVE_UINT8; }
+  static hid_t file() { return H5T_STD_U8LE; }
+};
+template <>
 struct TypeOf<std::int32_t> {
   static hid_t mem() { return H5T_NATIVE_INT32; }
   static hid_t file() { return H5T_STD_I32LE; }

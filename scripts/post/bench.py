@@ -8,7 +8,13 @@ results (the hand-assembled multi-run files). The table (markdown, printed) has 
 case, backend, device, ranks, precision, the figure (LBM: MLUPS median; spectral: ms/step median), the
 best repetition (LBM: max MLUPS; spectral: min ms/step; on a shared machine the least disturbed), and
 the roofline ratio of the medians (LBM: fraction of the copy bandwidth measured in the same run;
-spectral: step time over the FFT-only floor). The plot (matplotlib, when importable) compares the groups side by
+spectral: step time over the FFT-only floor), and for a result of P > 1 ranks its parallel scaling against
+a one-rank result of the same config name and precision found among the inputs (any group): strong when
+both have the same grid (speed-up = throughput ratio, efficiency = speed-up / P), weak when the P-rank grid
+is P times the one-rank grid (efficiency = throughput ratio / P); throughput is MLUPS (LBM) or points per
+second (spectral). Run a suite such as configs/bench/scaling/ once on 1 and once on P ranks and pass both
+folders. For spectral results with a `breakdown` the row also names where the step goes and the
+transposes' fraction of the peer bandwidth. The plot (matplotlib, when importable) compares the groups side by
 side: LBM MLUPS and spectral ms/step on separate axes. Standard library only apart from the plot.
 """
 import json
@@ -16,7 +22,8 @@ from pathlib import Path
 
 from .common import PostError, report, warn
 
-COLUMNS = ["group", "case", "backend", "device", "ranks", "precision", "figure", "best", "ratio", "status"]
+COLUMNS = ["group", "case", "backend", "device", "ranks", "precision", "figure", "best", "ratio", "scaling",
+           "status"]
 
 
 def _is_result(d):
@@ -115,7 +122,62 @@ def row_of(group, result, entry):
         if ratio is None and result.get("fft_ms_per_step_median"):
             ratio = result["ms_per_step_median"] / result["fft_ms_per_step_median"]
         row["ratio"] = "" if ratio is None else f"{ratio:.2f}x FFT floor"
+        where = breakdown(result)
+        if where:
+            row["ratio"] += f" ({where})"
     return row
+
+
+def _size(r):
+    """Grid points (spectral) or cells (LBM) of a result, None if it does not say."""
+    if "cells" in r:
+        return float(r["cells"])
+    if "points" in r:
+        return float(r["points"])
+    return None
+
+
+def _throughput(r):
+    """Work per second: MLUPS (LBM) or points per ms (spectral), None if missing."""
+    if "mlups_median" in r:
+        return float(r["mlups_median"])
+    size = _size(r)
+    if size and r.get("ms_per_step_median"):
+        return size / float(r["ms_per_step_median"])
+    return None
+
+
+def scaling(result, results):
+    """The scaling of a P-rank result against the one-rank results of the same name and precision:
+    "strong 1.85x (92.5%)", "weak 97.1%", both separated by "; ", or "" when there is no baseline."""
+    P = int(result.get("ranks", 1) or 1)
+    size, thru = _size(result), _throughput(result)
+    if P <= 1 or not size or not thru:
+        return ""
+    found = []
+    for b in results:
+        if b is None or int(b.get("ranks", 1) or 1) != 1 or b.get("name") != result.get("name"):
+            continue
+        if b.get("precision") != result.get("precision") or not _size(b) or not _throughput(b):
+            continue
+        ratio = thru / _throughput(b)
+        if abs(_size(b) - size) <= 1e-9 * size:
+            found.append(f"strong {ratio:.2f}x ({100 * ratio / P:.1f}%)")
+        elif abs(P * _size(b) - size) <= 1e-9 * size:
+            found.append(f"weak {100 * ratio / P:.1f}%")
+    return "; ".join(dict.fromkeys(found))
+
+
+def breakdown(result):
+    """Where a spectral step goes (profiled run): "fft 40% transfer 30% ...; transposes 71% of peer"."""
+    b = result.get("breakdown")
+    if not isinstance(b, dict) or not b.get("total"):
+        return ""
+    parts = [f"{k} {100 * v / b['total']:.0f}%" for k, v in b.items() if k != "total" and v]
+    frac = result.get("transpose_peer_fraction")
+    if frac:
+        parts.append(f"transposes at {100 * frac:.0f}% of peer bw")
+    return " ".join(parts)
 
 
 def markdown(rows):
@@ -207,6 +269,10 @@ def run(args):
     if len(set(labels)) < len(labels):  # e.g. two results/ folders of the same name: use the paths
         groups = [(str(p), found) for p, (_, found) in zip(args.inputs, groups)]
     rows = [row_of(label, r, e) for label, found in groups for r, e in found]
+    every = [r for _, found in groups for r, _ in found]
+    for row, r in zip(rows, every):
+        if r is not None:
+            row["scaling"] = scaling(r, every)
     if not rows:
         raise PostError("no eddy bench results in " + ", ".join(map(str, args.inputs)))
     table = markdown(rows)

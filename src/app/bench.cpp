@@ -15,9 +15,11 @@
 #include "app/lbm_case.hpp"
 #include "app/spectral_case.hpp"
 #include "backend/backend.hpp"
+#include "backend/profile.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "eddy_git_commit.hpp"  // generated: EDDY_GIT_COMMIT
+#include "parallel/transport.hpp"
 #include "parallel/transpose.hpp"
 
 namespace eddy::app {
@@ -90,6 +92,13 @@ std::string json_list(const std::vector<std::string>& v) {
   std::string o = "[";
   for (std::size_t k = 0; k < v.size(); ++k) o += (k ? ", " : "") + json_string(v[k]);
   return o + "]";
+}
+
+/// A JSON object of `"key": value` items.
+std::string json_object(const std::vector<std::string>& items) {
+  std::string o = "{";
+  for (std::size_t k = 0; k < items.size(); ++k) o += (k ? ", " : "") + items[k];
+  return o + "}";
 }
 
 template <class T>
@@ -235,7 +244,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
 /// alone in the same process on the same buffers (DESIGN §5).
 double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   const SpectralCase c = make_spectral_case(spec, comm);
-  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
+  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
   auto solver = spectral::make_solver(c.setup, *exchange);
   initialize(*solver, spec, c);
   const double dt = time_step(spec, c, solver->stats());
@@ -255,6 +264,33 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
   const Spread m(ms), f(fft_ms);
   const double ratio = m.median / f.median;
   const int transforms = solver->transforms_per_step();
+
+  // Where the time goes: one more run of `steps` steps with the phase timer on (a fence at every phase
+  // switch, so it runs slower than the timed repeats and is reported apart from them), slowest rank per
+  // phase. The transposes' bandwidth: bytes each rank sends off-rank per step / its transfer time.
+  backend::PhaseTimer& timer = backend::phase_timer();
+  timer.enable(true);
+  for (long k = 0; k < steps; ++k) solver->step(dt);
+  timer.settle();
+  timer.enable(false);
+  std::vector<std::string> breakdown;
+  double profiled_ms = 0.0;
+  for (int p = 0; p < backend::PhaseTimer::phases; ++p) {
+    const auto phase = static_cast<backend::PhaseTimer::Phase>(p);
+    const double t = 1e3 * comm.max(timer.seconds(phase)) / double(steps);
+    profiled_ms += t;
+    breakdown.push_back(kv(backend::PhaseTimer::name(phase), t));
+  }
+  breakdown.push_back(kv("total", profiled_ms));
+  const double sent = comm.max(double(timer.sent())) / double(steps);  // bytes per rank and step
+  const double transfer_s = comm.max(timer.seconds(backend::PhaseTimer::transfer)) / double(steps);
+  const double transpose_gbs = transfer_s > 0 ? sent / transfer_s * 1e-9 : 0.0;
+  // The peer bandwidth through a transport of the run's parallel.comm: 256 MiB to every other rank.
+  double peer_gbs = 0.0;
+  if (comm.size() > 1) {
+    const auto transport = parallel::make_transport(spec.parallel.comm, comm);
+    peer_gbs = parallel::exchange_bandwidth(*transport, comm, std::size_t(256) << 20, 20, 5) * 1e-9;
+  }
   const spectral::Setup& s = c.setup;
   const std::string grid =
       s.dims == 3 ? cat(s.cells[0], "x", s.cells[1], "x", s.cells[2]) : cat(s.cells[0], "x", s.cells[1]);
@@ -264,17 +300,43 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
                 "); FFT floor (", transforms, " transforms per step alone) ", f.median, " ms (min ", f.min,
                 ", max ", f.max, "); step / FFT floor = ", ratio, "; ", points * 1e-3 / m.median,
                 " million points/s"));
-  write_json(
-      opt, spec, comm,
-      {kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
-       kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
-       kv("points", static_cast<long long>(points)), kv("steps", steps), kv("ms_per_step", json_list(ms)),
-       kv("ms_per_step_median", m.median), kv("ms_per_step_min", m.min), kv("ms_per_step_max", m.max),
-       kv("transforms_per_step", transforms), kv("fft_ms_per_step", json_list(fft_ms)),
-       kv("fft_ms_per_step_median", f.median), kv("fft_ms_per_step_min", f.min),
-       kv("fft_ms_per_step_max", f.max), kv("step_over_fft", ratio),
-       kv("million_points_per_s", points * 1e-3 / m.median),
-       kv("bytes_allocated", solver->bytes_allocated())});
+  log::info(cat(
+      "bench ", spec.name, ": breakdown (profiled run, ms/step, slowest rank): ",
+      [&] {
+        std::string b;
+        for (const std::string& e : breakdown) b += (b.empty() ? "" : ", ") + e;
+        return b;
+      }(),
+      comm.size() > 1 ? cat("; transposes send ", sent / 1048576.0, " MiB/step per rank at ", transpose_gbs,
+                            " GB/s, peer bandwidth ", peer_gbs, " GB/s (",
+                            peer_gbs > 0 ? 100.0 * transpose_gbs / peer_gbs : 0.0, "%)")
+                      : std::string()));
+  write_json(opt, spec, comm,
+             {kv("dimensions", s.dims),
+              kv_text("grid", grid),
+              kv_text("time_stepper", s.stepper),
+              kv_text("dealiasing", s.dealiasing),
+              kv_text("transport", exchange->name()),
+              kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
+              kv("points", static_cast<long long>(points)),
+              kv("steps", steps),
+              kv("ms_per_step", json_list(ms)),
+              kv("ms_per_step_median", m.median),
+              kv("ms_per_step_min", m.min),
+              kv("ms_per_step_max", m.max),
+              kv("transforms_per_step", transforms),
+              kv("fft_ms_per_step", json_list(fft_ms)),
+              kv("fft_ms_per_step_median", f.median),
+              kv("fft_ms_per_step_min", f.min),
+              kv("fft_ms_per_step_max", f.max),
+              kv("step_over_fft", ratio),
+              kv("million_points_per_s", points * 1e-3 / m.median),
+              kv("bytes_allocated", solver->bytes_allocated()),
+              kv("breakdown", json_object(breakdown)),
+              kv("transpose_bytes_per_step", sent),
+              kv("transpose_bandwidth_gbs", transpose_gbs),
+              kv("peer_bandwidth_gbs", peer_gbs),
+              kv("transpose_peer_fraction", peer_gbs > 0 ? transpose_gbs / peer_gbs : 0.0)});
   return m.median;
 }
 

@@ -12,7 +12,8 @@ namespace eddy::app {
 /// Everything the spectral run derives from the config.
 struct SpectralCase {
   spectral::Setup setup;
-  parallel::Decomposition slabs;  ///< physical-space slabs: whole x-y planes (2D: x rows) per rank
+  parallel::Decomposition slabs;  ///< physical-space blocks: slabs (whole x-y planes; 2D x rows) or x-pencils
+  int p1 = 1;                     ///< process-grid rows P1 (parallel.ranks [1, P1, P2]): 1 slab, > 1 pencil
   Real3 dx{0.0, 0.0, 0.0};        ///< grid spacing [m] (0 along unused directions)
   double velocity = 1.0;          ///< initial amplitude U [m/s]
   double max_cfl = 0.0;

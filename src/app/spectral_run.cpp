@@ -37,24 +37,48 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
                            "]: the spectral solver needs at least 2 points per direction, got ", s.cells[k]));
   }
   if (s.dims == 2) s.cells[2] = 1;
-  // Slabs: planes of the slowest direction (z in 3D, y in 2D) in physical space; in wave-number space
-  // rows of ky (3D) or kx = 0..nx/2 (2D). Uneven splits are fine; every rank needs one of each.
-  const std::vector<long> slab_ranks = s.dims == 3 ? std::vector<long>{1, 1, P} : std::vector<long>{1, P};
-  if (!spec.parallel.ranks.empty() && spec.parallel.ranks != slab_ranks)
-    throw InputError(cat("parallel.ranks: the spectral solver decomposes into slabs along ",
-                         s.dims == 3 ? "z" : "y", ", so with ", P, " rank(s) it must be [",
-                         s.dims == 3 ? "1, 1, " : "1, ", P, "] or left out"));
+  // The process grid [1, P1, P2] (parallel.ranks; x is never split). Slab (P1 = 1): planes of the slowest
+  // direction (z in 3D, y in 2D) in physical space; in wave-number space rows of ky (3D) or kx = 0..nx/2
+  // (2D). Pencil (3D, P1 > 1): physical x-pencils (y over P1, z over P2), spectral z-pencils (kx over P1,
+  // ky over P2). Uneven splits are fine; every rank needs a part of every split direction. Left out: slab
+  // while the ranks fit (P <= nz and P <= ny), else the pencil grid with the most ranks P2 along z that
+  // fit and divide P.
   const index_t rows = s.dims == 3 ? s.cells[1] : s.cells[0] / 2 + 1;
-  if (P > rows)
-    throw InputError(cat("domain.cells: the transposed slabs split ",
-                         s.dims == 3 ? "the ny = " : "the nx/2+1 = ", rows,
-                         s.dims == 3 ? " y-rows" : " kx-columns", " of wave-number space over ", P,
-                         " ranks (each rank needs at least one); use at most ", rows,
-                         " ranks or more cells along ", s.dims == 3 ? "y" : "x"));
+  std::vector<long> grid_ranks = s.dims == 3 ? std::vector<long>{1, 1, P} : std::vector<long>{1, P};
+  if (!spec.parallel.ranks.empty()) {
+    grid_ranks = spec.parallel.ranks;
+    if (grid_ranks.size() != static_cast<std::size_t>(s.dims) || grid_ranks[0] != 1 ||
+        (s.dims == 2 && grid_ranks[1] != P))
+      throw InputError(cat("parallel.ranks: the spectral solver never splits x",
+                           s.dims == 3 ? cat(", so it takes [1, P1, P2] with P1 P2 = ", P,
+                                             " ranks (P1 = 1: slabs along z; P1 > 1: pencils)")
+                                       : cat("; in 2D it decomposes into slabs along y: [1, ", P, "]"),
+                           " or left out"));
+  } else if (s.dims == 3 && (P > s.cells[2] || P > rows)) {
+    for (long p2 = std::min<long>(P, std::min(s.cells[2], rows)); p2 >= 1; --p2)
+      if (P % p2 == 0) {
+        grid_ranks = {1, P / p2, p2};
+        break;
+      }
+  }
+  c.p1 = s.dims == 3 ? static_cast<int>(grid_ranks[1]) : 1;
+  const long p2 = grid_ranks.back();
+  if (p2 > rows)
+    throw InputError(cat("domain.cells: the transposed layout splits the ",
+                         s.dims == 3 ? "ny = " : "nx/2+1 = ", rows, s.dims == 3 ? " ky-rows" : " kx-columns",
+                         " of wave-number space over ", p2,
+                         " ranks (each rank needs at least one); use at most ", rows, " ranks",
+                         s.dims == 3 ? " along z (parallel.ranks [1, P1, P2]: P2)" : "",
+                         " or more cells along ", s.dims == 3 ? "y" : "x"));
+  if (c.p1 > s.cells[0] / 2 + 1)
+    throw InputError(cat("parallel.ranks: the pencils split the nx/2+1 = ", s.cells[0] / 2 + 1,
+                         " kx-columns of wave-number space over P1 = ", c.p1,
+                         " ranks (each rank needs at least one); use a smaller P1 or more cells along x"));
   c.slabs =
-      parallel::Decomposition::make(s.dims, s.cells, slab_ranks, comm);  // InputError: more ranks than planes
+      parallel::Decomposition::make(s.dims, s.cells, grid_ranks, comm);  // InputError: more ranks than planes
 
   s.precision = spec.numerics.precision == "fp32" ? Precision::fp32 : Precision::fp64;
+  s.overlap = spec.parallel.overlap;
   s.stepper = spec.numerics.time_stepper;
   s.dealiasing = spec.numerics.dealiasing;
   const double l_ref =
@@ -145,8 +169,8 @@ namespace {
 /// store it so, and any rank count reads its own rows back.
 io::Block state_block(const spectral::Grid& g) {
   io::Block b = io::Block::whole(3, {g.nc, g.nb, g.na});
-  b.offset = {0, g.b0, 0};
-  b.extent = {g.nc, g.nb_local, g.na};
+  b.offset = {g.c0, g.b0, 0};
+  b.extent = {g.nc_local, g.nb_local, g.na};
   return b;
 }
 
@@ -173,7 +197,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   if (!found.path.empty()) check_restart_time_step(found.meta, spec.numerics.dt, found.path);
   const std::string& restart_path = found.path;
   const io::CheckpointMeta& restart = found.meta;
-  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
+  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
   auto solver = spectral::make_solver(s, *exchange);
   const spectral::Grid& g = solver->grid();
   const io::Block ckpt_block = state_block(g);
@@ -202,11 +226,12 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
     out.resume_at(restart.step);
     log::info(cat("restarted from ", restart_path, " at step ", restart.step, ", t = ", restart.time, " s"));
   }
-  if (comm.size() > 1) log::info(cat("slab transposes through ", exchange->name()));
+  const std::string parts = c.p1 > 1 ? cat(" pencils (", c.p1, " x ", comm.size() / c.p1, ")") : " slab(s)";
+  if (comm.size() > 1) log::info(cat(parts.substr(1), " transposes through ", exchange->name()));
   log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, " ", s.dealiasing, ", ",
                 s.cells[0], " x ", s.cells[1], s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(),
-                " points, ", comm.size(), " slab(s) (", c.slabs.describe(),
-                ", transposes: ", exchange->name(), "); nu = ", s.nu, " m^2/s",
+                " points, ", comm.size(), parts, " (", c.slabs.describe(), ", transposes: ", exchange->name(),
+                "); nu = ", s.nu, " m^2/s",
                 s.hyperviscosity > 0
                     ? cat(", hyperviscosity ", s.hyperviscosity, " (order ", s.hyperviscosity_order, ")")
                     : std::string(),

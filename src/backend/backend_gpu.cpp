@@ -137,6 +137,9 @@ void fill_zero(void* dst, std::size_t bytes) {
 void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows) {
   if (width == 0 || rows == 0) return;
+  // One row (or rows without gaps) is a plain copy: the 2D copy would refuse pitches past its limit
+  // (cudaDevAttrMaxPitch, 2^31 - 1 bytes), which a single row of a large array may well have.
+  if (rows == 1 || (dst_pitch == width && src_pitch == width)) return copy_on_device(dst, src, width * rows);
   EDDY_GPU_CHECK(gpuMemcpy2D(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice));
 }
 

@@ -7,6 +7,10 @@ namespace eddy::field {
 
 /// A block of nx*ny*nz interior cells surrounded by `ghost` cells on every side of each active
 /// dimension (z is inactive in 2D: one plane, no ghosts). Trivially copyable: pass it into kernels.
+/// With `align` > 1 the rows (sx) are padded to a multiple of `align` cells: unused cells at the end of
+/// each row, so that an array whose interior cell x = 0 sits on an aligned address (see lead()) has every
+/// row's interior start aligned as well: a warp's 32 consecutive cells are then one 128-byte line
+/// instead of straddling two.
 struct PaddedGrid {
   int dims = 3;
   index_t nx = 1, ny = 1, nz = 1;  ///< interior cells
@@ -15,17 +19,20 @@ struct PaddedGrid {
   index_t sx = 1, sy = 1;          ///< padded strides of y and z
   index_t n_padded = 1;            ///< padded cells in all
 
-  static PaddedGrid make(int dims, Int3 interior, index_t ghost) {
+  static PaddedGrid make(int dims, Int3 interior, index_t ghost, index_t align = 1) {
     PaddedGrid p;
     p.dims = dims;
     p.nx = interior[0], p.ny = interior[1], p.nz = dims == 3 ? interior[2] : 1;
     p.g = ghost;
     p.gz = dims == 3 ? ghost : 0;
-    p.sx = p.nx + 2 * p.g;
+    p.sx = (p.nx + 2 * p.g + align - 1) / align * align;
     p.sy = p.sx * (p.ny + 2 * p.g);
     p.n_padded = p.sy * (p.nz + 2 * p.gz);
     return p;
   }
+  /// Elements to leave before padded cell 0 in an allocation whose start is aligned to `align`
+  /// elements, so that interior cell x = 0 of every row is aligned (rows are a multiple of `align`).
+  static constexpr index_t lead(index_t ghost, index_t align) { return (align - ghost % align) % align; }
   /// Interior cells.
   EDDY_HD EDDY_INLINE index_t n_interior() const { return nx * ny * nz; }
   /// Padded index of a cell given in padded coordinates (0 <= x < nx + 2g, ...).

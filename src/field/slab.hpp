@@ -6,11 +6,13 @@
 /// The arrays are 3D, [a][b][c] with c fastest, of elements of `elem_bytes` bytes:
 ///   a-slabs: a rank holds the a-planes of its block (BlockSplit of na) and every b;
 ///   b-slabs: a rank holds every a and the b-rows of its block (BlockSplit of nb).
-/// The 3D spectral solver uses [z][y][x/2+1] (a = z, b = y, c = x), the 2D one [y][x/2+1][1].
+/// The 3D spectral solver uses [z][y][x/2+1] (a = z, b = y, c = x), the 2D one [y][x/2+1][1]; its pencil
+/// decomposition also transposes [z_local] x [y][x/2+1][1] (outer = z_local, a = y, b = kx, c = 1).
 #include <algorithm>
 #include <cstddef>
 
 #include "backend/backend.hpp"
+#include "backend/profile.hpp"
 #include "core/types.hpp"
 
 namespace eddy::field {
@@ -27,6 +29,13 @@ struct BlockSplit {
 struct SlabShape {
   index_t na = 1, nb = 1, nc = 1;  ///< global extents (c fastest)
   std::size_t elem_bytes = 8;      ///< bytes per element
+  index_t outer = 1;               ///< independent [a][b][c] arrays per field, transposed alike
+  /// Elements between consecutive outer arrays in the b-slab layout (0: contiguous, na nb_local nc); in
+  /// the a-slab layout they are always contiguous (na_local a-planes).
+  index_t b_outer_stride = 0;
+  /// Elements between consecutive a-planes in the a-slab layout (0: contiguous, nb nc): padded planes.
+  index_t a_pitch = 0;
+  index_t a_plane() const { return a_pitch ? a_pitch : nb * nc; }
 };
 
 /// Transposes and reductions over the ranks of a slab decomposition. Collective: every rank calls each
@@ -43,12 +52,32 @@ class SlabExchange {
   /// b-slabs (in) -> a-slabs (out).
   virtual void b_to_a(const SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
                       int fields) = 0;
+  /// The same transposes split for overlap: start() (to_b: a_to_b, else b_to_a) may return while the
+  /// messages move, finish() completes the destination; in between, neither array may be touched, and no
+  /// other transpose of this exchange may start. The default runs the whole transpose in start().
+  virtual void start(bool to_b, const SlabShape& s, const void* in, index_t in_stride, void* out,
+                     index_t out_stride, int fields) {
+    if (to_b)
+      a_to_b(s, in, in_stride, out, out_stride, fields);
+    else
+      b_to_a(s, in, in_stride, out, out_stride, fields);
+  }
+  virtual void finish() {}
   /// Element-wise sum of v[0..n) over the ranks, in place; the same result on every rank.
   virtual void sum(double* v, int n) = 0;
   /// Maximum of v over the ranks.
   virtual double max(double v) = 0;
   /// "local", "mpi (host-staged)": for the log.
   virtual const char* name() const = 0;
+
+  // Pencil decomposition (3D spectral): the ranks form a P1 x P2 process grid, rank = i1 P2 + i2
+  // (parallel/decomposition.hpp's order for the grid [1, P1, P2]). a_to_b / b_to_a above then run among
+  // the P2 ranks of this rank's column (same i1), and row() among the P1 ranks of its row (same i2);
+  // ranks(), rank(), sum and max still cover every rank. A slab decomposition is P1 = 1 (no row).
+  /// P1: ranks per row.
+  virtual int p1() const { return 1; }
+  /// The exchange among this rank's row (P1 > 1), nullptr for a slab.
+  virtual SlabExchange* row() { return nullptr; }
 };
 
 /// One rank: both layouts are the whole array, so a transpose is a copy and reductions are identities.
@@ -58,24 +87,41 @@ class LocalSlabExchange final : public SlabExchange {
   int rank() const override { return 0; }
   void a_to_b(const SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
               int fields) override {
-    copy(s, in, in_stride, out, out_stride, fields);
+    copy(true, s, in, in_stride, out, out_stride, fields);
   }
   void b_to_a(const SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
               int fields) override {
-    copy(s, in, in_stride, out, out_stride, fields);
+    copy(false, s, in, in_stride, out, out_stride, fields);
   }
   void sum(double*, int) override {}
   double max(double v) override { return v; }
   const char* name() const override { return "local"; }
 
  private:
-  static void copy(const SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
-                   int fields) {
-    const std::size_t bytes = static_cast<std::size_t>(s.na * s.nb * s.nc) * s.elem_bytes;
+  static void copy(bool out_b, const SlabShape& s, const void* in, index_t in_stride, void* out,
+                   index_t out_stride, int fields) {
+    // Per outer array: na planes of nb nc elements, a_plane() apart on the a side, contiguous on the b side
+    // (whose outer arrays are b_outer apart).
+    const index_t width = s.nb * s.nc, ap = s.a_plane();
+    const index_t b_outer = s.b_outer_stride ? s.b_outer_stride : s.na * width;
+    const std::size_t e = s.elem_bytes;
+    auto at = [e](index_t n) { return static_cast<std::size_t>(n) * e; };
+    backend::PhaseTimer& timer = backend::phase_timer();
+    const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::pack);
     for (int f = 0; f < fields; ++f)
-      backend::copy_on_device(
-          static_cast<char*>(out) + static_cast<std::size_t>(f * out_stride) * s.elem_bytes,
-          static_cast<const char*>(in) + static_cast<std::size_t>(f * in_stride) * s.elem_bytes, bytes);
+      for (index_t o = 0; o < s.outer; ++o) {
+        char* a_side = static_cast<char*>(out_b ? const_cast<void*>(in) : out) +
+                       at((out_b ? in_stride : out_stride) * f + o * s.na * ap);
+        char* b_side = static_cast<char*>(out_b ? out : const_cast<void*>(in)) +
+                       at((out_b ? out_stride : in_stride) * f + o * b_outer);
+        if (out_b)
+          backend::copy_2d_on_device(b_side, at(width), a_side, at(ap), at(width),
+                                     static_cast<std::size_t>(s.na));
+        else
+          backend::copy_2d_on_device(a_side, at(ap), b_side, at(width), at(width),
+                                     static_cast<std::size_t>(s.na));
+      }
+    timer.to(caller);
   }
 };
 

@@ -52,33 +52,33 @@ struct BoundaryLink {
 /// Fixed-point unit of the per-link momentum exchange.
 constexpr double force_scale = 1099511627776.0;  // 2^40
 
-/// f*_j(y) after a step of parity `odd` (see above).
-template <class L, class T>
-EDDY_HD EDDY_INLINE double post_value(const T* f, const std::uint8_t* flags, const field::PaddedGrid& g, bool odd,
-                                      int j, index_t y) {
-  const index_t N = g.n_padded;
+/// f*_j(y) after a step of parity `odd` (see above); y + c_j wraps around the block's periodic axes
+/// like the kernels' neighbours (stream_collide_k.hpp).
+template <class L, class T, class R>
+EDDY_HD EDDY_INLINE double post_value(const StreamCollideArgs<T, R>& a, bool odd, int j, index_t y) {
+  const index_t N = a.grid.n_padded;
   if (odd) {
-    const index_t m = y + g.offset(L::c(j, 0), L::c(j, 1), L::c(j, 2));
-    if ((flags[m] & kind_mask) == fluid) return double(f[j * N + m]);
+    const Neighbours<L, true, T, R> at(y, a);
+    const index_t m = at(j, +1);
+    if ((a.flags[m] & kind_mask) == fluid) return double(a.f[j * N + m]);
   }
-  return double(f[opposite(j) * N + y]);
+  return double(a.f[opposite(j) * N + y]);
 }
 
 /// The new f_kbar of link t (values[t]) and, for body links, its momentum exchange (3 integers at
 /// force[3 t]). `ramp` scales the inflow velocity.
-template <class L, class T>
-EDDY_HD EDDY_INLINE void boundary_link_value(const T* f, const std::uint8_t* flags, const field::PaddedGrid& g,
-                                             bool odd, const BoundaryLink& l, double ramp, double& value,
-                                             long long* force) {
+template <class L, class T, class R>
+EDDY_HD EDDY_INLINE void boundary_link_value(const StreamCollideArgs<T, R>& a, bool odd, const BoundaryLink& l,
+                                             double ramp, double& value, long long* force) {
   const int k = l.k, kb = opposite(k);
   const index_t x = l.cell;
-  const double A = post_value<L>(f, flags, g, odd, k, x);
+  const double A = post_value<L>(a, odd, k, x);
   double v = A;
   if (l.kind == body_link) {
     if (l.q < 0.5 && l.aux >= 0) {
-      v = 2.0 * l.q * A + (1.0 - 2.0 * l.q) * post_value<L>(f, flags, g, odd, k, l.aux);
+      v = 2.0 * l.q * A + (1.0 - 2.0 * l.q) * post_value<L>(a, odd, k, l.aux);
     } else if (l.q > 0.5) {
-      v = A / (2.0 * l.q) + (2.0 * l.q - 1.0) / (2.0 * l.q) * post_value<L>(f, flags, g, odd, kb, x);
+      v = A / (2.0 * l.q) + (2.0 * l.q - 1.0) / (2.0 * l.q) * post_value<L>(a, odd, kb, x);
     }
     // Momentum exchange with unshifted populations: f = f~ + w.
     const double m = A + v + 2.0 * L::w(k);
@@ -87,12 +87,12 @@ EDDY_HD EDDY_INLINE void boundary_link_value(const T* f, const std::uint8_t* fla
       force[d] = static_cast<long long>(c >= 0.0 ? c + 0.5 : c - 0.5);
     }
   } else if (l.kind == outflow_link) {
-    if (l.aux >= 0) v = post_value<L>(f, flags, g, odd, kb, l.aux);
+    if (l.aux >= 0) v = post_value<L>(a, odd, kb, l.aux);
   } else {
     // Moments of x from its post-collision populations (collision keeps mass and momentum).
     double drho = 0.0, j[3] = {0.0, 0.0, 0.0};
     for (int i = 0; i < L::q; ++i) {
-      const double fi = post_value<L>(f, flags, g, odd, i, x);
+      const double fi = post_value<L>(a, odd, i, x);
       drho += fi;
       for (int d = 0; d < 3; ++d) j[d] += fi * L::c(i, d);
     }

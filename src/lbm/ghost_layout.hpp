@@ -23,11 +23,35 @@
 
 namespace eddy::lbm {
 
+/// Rows of the population and flag arrays are padded to a multiple of 32 cells, and the population
+/// array starts `lead` elements into its allocation, so that every row's first interior cell is on a
+/// 128-byte line (FP32; two lines FP64): a warp's loads and stores of one slot for 32 cells are then one
+/// line each on the even step, and on the odd step for the links without an x component.
+constexpr index_t row_align = 32;
+/// The padded grid of a block of `cells` (ghost width 1): the one layout of every LBM array.
+inline field::PaddedGrid padded_grid(int dims, const Int3& cells) {
+  return field::PaddedGrid::make(dims, cells, 1, row_align);
+}
+
+/// The axes a block of extent `ext` wraps itself (bit d): periodic at both ends and spanned whole by
+/// the block. Links across them go straight to the image cell (stream_collide_k.hpp: wraps), so their
+/// ghost cells are neither used nor filled.
+inline unsigned wrapped_axes(const Setup& s, const Int3& ext) {
+  unsigned axes = 0;
+  for (int d = 0; d < s.dims; ++d) {
+    const std::size_t a = static_cast<std::size_t>(d);
+    if (s.faces[2 * a] == FaceKind::periodic && s.faces[2 * a + 1] == FaceKind::periodic &&
+        ext[a] == s.global[a])
+      axes |= 1u << d;
+  }
+  return axes;
+}
+
 template <class L>
 class GhostLayout {
  public:
   /// `s` must have global, offset, boxes and rank filled (as SolverImpl normalises them).
-  explicit GhostLayout(const Setup& s) : s_(s), grid_(field::PaddedGrid::make(s.dims, s.cells, 1)) {
+  explicit GhostLayout(const Setup& s) : s_(s), grid_(padded_grid(s.dims, s.cells)) {
     index_owners();
   }
 
@@ -74,12 +98,15 @@ class GhostLayout {
     return pat;
   }
 
-  /// Every ghost link of rank r's block: visit(padded cell, slot j, global image cell).
+  /// Every ghost link of rank r's block: visit(padded cell, slot j, global image cell). Ghost cells
+  /// beyond an axis the block wraps are not used; a link's upstream cell is found through the wrap.
   template <class F>
   void for_each_ghost_link(int r, F&& visit) const {
     const auto& box = s_.boxes[static_cast<std::size_t>(r)];
-    const field::PaddedGrid g = field::PaddedGrid::make(s_.dims, box[1], 1);
+    const field::PaddedGrid g = padded_grid(s_.dims, box[1]);
+    const unsigned wrap = wrapped_axes(s_, box[1]);
     const index_t lo[3] = {g.g, g.g, g.gz};
+    auto outside = [&](int d, index_t u) { return u < lo[d] || u >= lo[d] + box[1][static_cast<std::size_t>(d)]; };
     for (index_t z = 0; z < g.nz + 2 * g.gz; ++z)
       for (index_t y = 0; y < g.ny + 2 * g.g; ++y)
         for (index_t x = 0; x < g.nx + 2 * g.g; ++x) {
@@ -87,6 +114,9 @@ class GhostLayout {
           index_t img[3];
           std::uint8_t flag;
           if (classify(box[0], box[1], p, flag, img) != Kind::ghost) continue;
+          bool unused = false;
+          for (int d = 0; d < s_.dims; ++d) unused = unused || (((wrap >> d) & 1u) && outside(d, p[d]));
+          if (unused) continue;
           // A body cell takes no odd step and its fluid neighbours bounce back from it: no population
           // crosses between a ghost and an interior cell when either is solid (and a stale one sent back
           // after an odd step would overwrite what the fluid neighbour bounced into its own slot).
@@ -95,9 +125,10 @@ class GhostLayout {
             bool upstream_inside = true;
             index_t up[3] = {0, 0, 0};
             for (int d = 0; d < s_.dims; ++d) {
-              const index_t u = p[d] - L::c(j, d);
-              upstream_inside =
-                  upstream_inside && u >= lo[d] && u < lo[d] + box[1][static_cast<std::size_t>(d)];
+              index_t u = p[d] - L::c(j, d);
+              if ((wrap >> d) & 1u) u += u < lo[d] ? box[1][static_cast<std::size_t>(d)] : 0;
+              if ((wrap >> d) & 1u) u -= u >= lo[d] + box[1][static_cast<std::size_t>(d)] ? box[1][static_cast<std::size_t>(d)] : 0;
+              upstream_inside = upstream_inside && !outside(d, u);
               up[d] = box[0][static_cast<std::size_t>(d)] + u - lo[d];
             }
             if (!upstream_inside) continue;

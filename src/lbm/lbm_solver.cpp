@@ -61,14 +61,14 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
 }
 
 /// The boundary links after a step of parity `odd`: all new values first, then the writes.
-template <class L, class T>
-void launch_boundary_links(T* f, const std::uint8_t* flags, const PaddedGrid g, bool odd, const BoundaryLink* links,
-                           index_t n, double ramp, double* values, long long* force) {
+template <class L, class T, class R>
+void launch_boundary_links(const StreamCollideArgs<T, R>& a, bool odd, const BoundaryLink* links, index_t n,
+                           double ramp, double* values, long long* force) {
   backend::parallel_for("lbm::boundary_values", n, [=] EDDY_DEVICE(index_t t) {
-    boundary_link_value<L>(f, flags, g, odd, links[t], ramp, values[t], force + 3 * t);
+    boundary_link_value<L>(a, odd, links[t], ramp, values[t], force + 3 * t);
   });
   backend::parallel_for("lbm::boundary_write", n, [=] EDDY_DEVICE(index_t t) {
-    f[opposite(links[t].k) * g.n_padded + links[t].cell] = T(values[t]);
+    a.f[opposite(links[t].k) * a.grid.n_padded + links[t].cell] = T(values[t]);
   });
 }
 
@@ -220,8 +220,10 @@ class SolverImpl final : public Solver {
     if (setup_.global[0] == 0) setup_.global = setup_.cells;
     if (setup_.boxes.empty()) setup_.boxes = {{setup_.offset, setup_.cells}}, setup_.rank = 0;
     exchanger_ = setup_.exchanger ? setup_.exchanger : &local_;
-    grid_ = PaddedGrid::make(s.dims, s.cells, 1);
-    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded));
+    // A block spanning a periodic axis wraps it in the kernels: no ghost copies on that axis.
+    wrap_axes_ = wrapped_axes(setup_, setup_.cells);
+    grid_ = padded_grid(s.dims, s.cells);
+    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
     build_flags();
     build_pattern();
     build_cell_sets();
@@ -264,7 +266,7 @@ class SolverImpl final : public Solver {
           }
         });
       for (int i = 0; i < L::q; ++i)
-        backend::copy_to_device(f_.data() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
+        backend::copy_to_device(pop() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
     }
     steps_ = 0;
   }
@@ -280,10 +282,10 @@ class SolverImpl final : public Solver {
       update(odd, all_);
     } else if (!overlap_) {
       update(odd, all_);
-      exchanger_->exchange(f_.data(), sizeof(T), pattern_, dir);
+      exchanger_->exchange(pop(), sizeof(T), pattern_, dir);
     } else {
       update(odd, shell_);
-      exchanger_->start(f_.data(), sizeof(T), pattern_, dir);
+      exchanger_->start(pop(), sizeof(T), pattern_, dir);
       update(odd, inner_);
       exchanger_->finish();
     }
@@ -291,7 +293,7 @@ class SolverImpl final : public Solver {
     if (n_links_ > 0) {
       const double t = double(steps_), ramp_t = setup_.ramp_steps;
       const double ramp = t < ramp_t ? 0.5 * (1.0 - std::cos(M_PI * t / ramp_t)) : 1.0;
-      launch_boundary_links<L>(f_.data(), flags_.data(), grid_, odd, links_.data(), n_links_, ramp,
+      launch_boundary_links<L>(args(), odd, links_.data(), n_links_, ramp,
                                link_value_.data(), link_force_.data());
     }
   }
@@ -319,7 +321,7 @@ class SolverImpl final : public Solver {
 
   std::vector<unsigned char> save_state() const override {
     DeviceArray<T> packed(static_cast<std::size_t>(grid_.n_interior() * L::q));
-    launch_pack_state(f_.data(), grid_, L::q, packed.data(), false);
+    launch_pack_state(pop(), grid_, L::q, packed.data(), false);
     const std::vector<T> h = packed.to_host();
     std::vector<unsigned char> out(h.size() * sizeof(T));
     std::memcpy(out.data(), h.data(), out.size());
@@ -334,11 +336,11 @@ class SolverImpl final : public Solver {
     std::memcpy(h.data(), state.data(), state.size());
     DeviceArray<T> packed;
     packed.from_host(h);
-    launch_pack_state(f_.data(), grid_, L::q, packed.data(), true);
+    launch_pack_state(pop(), grid_, L::q, packed.data(), true);
     steps_ = step;
     // Before an odd step the ghosts must hold their images' post-collision populations.
     if (next_odd() && !pattern_.peers.empty())
-      exchanger_->exchange(f_.data(), sizeof(T), pattern_, field::Direction::forward);
+      exchanger_->exchange(pop(), sizeof(T), pattern_, field::Direction::forward);
   }
 
   int state_bytes() const override { return static_cast<int>(sizeof(T)); }
@@ -375,6 +377,8 @@ class SolverImpl final : public Solver {
 
  private:
   bool next_odd() const { return steps_ % 2 == 1; }
+  /// The population array: padded cell n's slot i at pop()[i * n_padded + n] (see row_align).
+  T* pop() const { return f_.data() + lead_; }
 
   /// 18 C_s^2 of the Smagorinsky model (0 = none).
   double les_factor() const { return 18.0 * setup_.smagorinsky * setup_.smagorinsky; }
@@ -432,12 +436,13 @@ class SolverImpl final : public Solver {
 
   StreamCollideArgs<T, R> args() const {
     StreamCollideArgs<T, R> a{};
-    a.f = f_.data();
+    a.f = pop();
     a.flags = flags_.data();
     a.grid = grid_;
     for (int k = 0; k < max_flag; ++k)
       for (int d = 0; d < 3; ++d) a.wall_u[k][d] = R(wall_u_[k][d]);
     for (int d = 0; d < 3; ++d) a.force[d] = R(setup_.force[static_cast<std::size_t>(d)]);
+    a.wrap_axes = wrap_axes_;
     return a;
   }
 
@@ -450,20 +455,27 @@ class SolverImpl final : public Solver {
     const GhostLayout<L> layout(setup_);
     std::vector<std::uint8_t> h = layout.flags();
     const std::vector<int> body = mark_bodies(layout, h);
-    // near_solid on every interior fluid cell that has a solid cell along a lattice link: the kernels
-    // read neighbour flags only there. Marked in a second pass, so the first reads only kinds.
+    // near_solid on every interior fluid cell that has a solid cell along a lattice link, wraps on those
+    // with a link across a wrapped axis (its neighbour there is the image cell): the kernels read
+    // neighbour flags and find wrapped neighbours only there. Marked in a second pass, so the first
+    // reads only kinds.
     const PaddedGrid g = grid_;
-    std::vector<std::uint8_t> near(static_cast<std::size_t>(g.n_interior()), 0);
+    const unsigned axes = wrap_axes_;
+    std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
     backend::host_parallel_for(g.n_interior(), [&](index_t t) {
       const index_t n = g.interior_to_padded(t);
       if (h[static_cast<std::size_t>(n)] != fluid) return;
-      for (int i = 1; i < L::q; ++i)
-        if (h[static_cast<std::size_t>(n + g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2)))] != fluid)
-          near[static_cast<std::size_t>(t)] = 1;
+      const WrappedCell w(g, n);
+      for (int i = 1; i < L::q; ++i) {
+        const index_t plain = n + g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+        const index_t m = w.neighbour(g, axes, L::c(i, 0), L::c(i, 1), L::c(i, 2));
+        std::uint8_t& k = mark[static_cast<std::size_t>(t)];
+        if (m != plain) k |= wraps;
+        if (h[static_cast<std::size_t>(m)] != fluid) k |= near_solid;
+      }
     });
     for (index_t t = 0; t < g.n_interior(); ++t)
-      if (near[static_cast<std::size_t>(t)])
-        h[static_cast<std::size_t>(g.interior_to_padded(t))] |= near_solid;
+      h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
     flags_.from_host(h);
     build_links(layout, h, body);
   }
@@ -500,8 +512,10 @@ class SolverImpl final : public Solver {
       const index_t x[3] = {t % g.nx + setup_.offset[0], (t / g.nx) % g.ny + setup_.offset[1],
                             t / (g.nx * g.ny) + setup_.offset[2]};
       for (int k = 1; k < L::q; ++k) {
-        const index_t step = g.offset(L::c(k, 0), L::c(k, 1), L::c(k, 2));
-        const index_t m = n + step;
+        // Neighbours as the kernels find them: wrapped around the block's periodic axes.
+        const WrappedCell w(g, n);
+        const index_t m = w.neighbour(g, wrap_axes_, L::c(k, 0), L::c(k, 1), L::c(k, 2));
+        const index_t back = w.neighbour(g, wrap_axes_, -L::c(k, 0), -L::c(k, 1), -L::c(k, 2));
         if (is_fluid(m)) continue;
         BoundaryLink l;
         l.cell = n, l.k = k;
@@ -513,7 +527,7 @@ class SolverImpl final : public Solver {
           for (int d = 0; d < setup_.dims; ++d) e[static_cast<std::size_t>(d)] += L::c(k, d) * setup_.dx;
           const double q = setup_.interpolated_walls ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(a, e) : -1.0;
           l.q = q < 0.0 ? 0.5 : q;
-          if (is_fluid(n - step)) l.aux = n - step;
+          if (is_fluid(back)) l.aux = back;
           by_body[static_cast<std::size_t>(b)].push_back(l);
           continue;
         }
@@ -543,7 +557,9 @@ class SolverImpl final : public Solver {
           l.kind = outflow_link;
           const int nrm = face % 2 == 0 ? -1 : 1;  // outward normal along the axis
           // x - n + c_k: in x's own layer (c_k leaves through the face), so inside the padded block.
-          const index_t aux = n + step - nrm * (axis == 0 ? 1 : axis == 1 ? g.sx : g.sy);
+          int c[3] = {L::c(k, 0), L::c(k, 1), L::c(k, 2)};
+          c[axis] -= nrm;
+          const index_t aux = w.neighbour(g, wrap_axes_, c[0], c[1], c[2]);
           if (is_fluid(aux)) l.aux = aux;
         }
         open.push_back(l);
@@ -564,11 +580,13 @@ class SolverImpl final : public Solver {
     link_force_.from_host(zero);
   }
 
+  /// The ghost links other blocks (or this one, across a periodic axis it does not wrap) fill.
   void build_pattern() { pattern_ = GhostLayout<L>(setup_).pattern(); }
 
   Setup setup_;
   PaddedGrid grid_;
-  DeviceArray<T> f_;
+  static constexpr index_t lead_ = PaddedGrid::lead(1, row_align);
+  DeviceArray<T> f_;  // populations, lead_ elements in (pop())
   DeviceArray<std::uint8_t> flags_;
   field::Pattern pattern_;
   field::LocalExchanger local_;
@@ -578,6 +596,7 @@ class SolverImpl final : public Solver {
   bool overlap_ = false;
   DeviceArray<double> u_prev_;
   double wall_u_[max_flag][3] = {};
+  unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
   long steps_ = 0;
   DeviceArray<BoundaryLink> links_;
   DeviceArray<double> link_value_;

@@ -19,13 +19,16 @@
 
 namespace eddy::lbm {
 
-/// Cell kinds in the flag field (the low bits), plus one bit of fluid cells.
+/// Cell kinds in the flag field (the low bits), plus two bits of fluid cells.
 enum CellFlag : std::uint8_t {
-  fluid = 0,         ///< updated by the kernels (ghost cells of periodic/MPI faces are fluid too)
-  wall = 1,          ///< resting solid: half-way bounce-back
-  moving_wall = 2,   ///< moving solid; codes 2..7 are the moving walls of faces x_min..z_max
-  kind_mask = 0x07,  ///< the bits of the kind
-  near_solid = 0x80  ///< set on fluid cells with a solid neighbour along some lattice link
+  fluid = 0,          ///< updated by the kernels (ghost cells of periodic/MPI faces are fluid too)
+  wall = 1,           ///< resting solid: half-way bounce-back
+  moving_wall = 2,    ///< moving solid; codes 2..7 are the moving walls of faces x_min..z_max
+  kind_mask = 0x07,   ///< the bits of the kind
+  wraps = 0x40,       ///< set on fluid cells with a link across a periodic face that the block wraps
+                      ///< itself (StreamCollideArgs::wrap_axes): their neighbours there are the images
+  near_solid = 0x80,  ///< set on fluid cells with a solid neighbour along some lattice link
+  special = wraps | near_solid  ///< the cells that take the general (not the bulk) update
 };
 constexpr int max_flag = 8;
 
@@ -37,6 +40,47 @@ struct StreamCollideArgs {
   field::PaddedGrid grid;
   R wall_u[max_flag][3];  ///< lattice velocity of each moving-wall code
   R force[3];             ///< body force per unit volume, lattice units (shifts the velocity by F/2 rho)
+  unsigned wrap_axes;     ///< bit d: axis d is periodic within this block (one block spans it): links
+                          ///< across it go straight to the image cell, no ghost copy between steps
+};
+
+/// Padded coordinates of a cell, for neighbour lookups that wrap around the block's periodic axes.
+struct WrappedCell {
+  index_t p[3] = {0, 0, 0};
+  WrappedCell() = default;
+  EDDY_HD EDDY_INLINE WrappedCell(const field::PaddedGrid& g, index_t n)
+      : p{n % g.sx, (n / g.sx) % (g.ny + 2 * g.g), n / g.sy} {}
+  /// Padded index of the cell at offset (cx, cy, cz), wrapped along the axes of `axes` (bit d: axis d).
+  EDDY_HD EDDY_INLINE index_t neighbour(const field::PaddedGrid& g, unsigned axes, int cx, int cy, int cz) const {
+    const int c[3] = {cx, cy, cz};
+    const index_t lo[3] = {g.g, g.g, g.gz}, ext[3] = {g.nx, g.ny, g.nz};
+    index_t q[3];
+    EDDY_UNROLL for (int d = 0; d < 3; ++d) {
+      q[d] = p[d] + c[d];
+      if ((axes >> d) & 1u) q[d] += q[d] < lo[d] ? ext[d] : (q[d] >= lo[d] + ext[d] ? -ext[d] : 0);
+    }
+    return g.padded(q[0], q[1], q[2]);
+  }
+};
+
+/// The neighbours of one cell: n + s c_i (s = +1 downstream, -1 upstream) by a fixed offset in the bulk;
+/// for a `Special` cell with the wraps bit, through WrappedCell.
+template <class L, bool Special, class T, class R>
+struct Neighbours {
+  index_t n;
+  const StreamCollideArgs<T, R>& a;
+  bool wrap = false;
+  WrappedCell w{};
+  EDDY_HD EDDY_INLINE Neighbours(index_t n_, const StreamCollideArgs<T, R>& a_) : n(n_), a(a_) {
+    if constexpr (Special) {
+      wrap = (a.flags[n] & wraps) != 0;
+      if (wrap) w = WrappedCell(a.grid, n);
+    }
+  }
+  EDDY_HD EDDY_INLINE index_t operator()(int i, int s) const {
+    if (Special && wrap) return w.neighbour(a.grid, a.wrap_axes, s * L::c(i, 0), s * L::c(i, 1), s * L::c(i, 2));
+    return n + s * a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+  }
 };
 
 /// Moving-wall correction 6 w_i (c_i . u_w) for a population leaving a wall of code `flag` along c_i.
@@ -49,18 +93,21 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
 
 /// Populations f_i(x, t) of padded cell n at the start of a step of kind Odd: the cell's own slots
 /// before an even step; before an odd step, the upstream cells' post-collision values (this is the
-/// streaming), with bounce-back from solid neighbours. `near` is whether the cell has a solid
-/// neighbour (its near_solid bit): only then are the neighbours' flags read, one byte per link; the
-/// bulk of a domain streams without them.
-template <class L, bool Odd, class T, class R>
-EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, bool near, R (&f)[L::q]) {
+/// streaming), with bounce-back from solid neighbours. `Special` is whether the cell has a solid
+/// neighbour or wraps (its `special` bits): only then are the neighbours' flags read, one byte per link,
+/// and wrapped neighbours found. It is a compile-time flag so that the bulk of a domain streams with
+/// unconditional loads and stores, all of them in flight at once; with a run-time flag the per-link
+/// branches kept the odd step's loads apart (half the even step's bandwidth on an H200).
+template <class L, bool Odd, bool Special, class T, class R>
+EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
+  [[maybe_unused]] const Neighbours<L, Special, T, R> at(n, a);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
       f[i] = R(a.f[i * N + n]);
     } else {
-      const index_t m = n - a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
-      const std::uint8_t fl = near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+      const index_t m = at(i, -1);
+      const std::uint8_t fl = Special ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         f[i] = R(a.f[opposite(i) * N + m]);
       else
@@ -69,32 +116,54 @@ EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, bool 
   }
 }
 
-/// Update padded cell n; Odd selects the kind of step.
-template <class L, bool Odd, class T, class R, class Collision>
-EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a,
-                                        const Collision& collide) {
+/// Post-collision populations of padded cell n back into the array: its own slots opp(i) after an even
+/// step; after an odd step slot i of the downstream cells, or bounced back into the cell's own slot
+/// opp(i) where the downstream cell is solid (Special, as in load()).
+template <class L, bool Odd, bool Special, class T, class R>
+EDDY_HD EDDY_INLINE void store(index_t n, const StreamCollideArgs<T, R>& a, const R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
-  // A solid cell inside the block (a body) takes no odd step: it would stream into its fluid
-  // neighbours' slots. Its even step touches only its own slots, which no fluid cell reads.
-  const std::uint8_t own = Odd ? a.flags[n] : std::uint8_t(fluid);
-  if (Odd && (own & kind_mask) != fluid) return;
-  const bool near = Odd && (own & near_solid);
-  R f[L::q];
-  load<L, Odd>(n, a, near, f);
-  R drho, u[3];
-  moments<L>(f, drho, u, a.force);
-  collide.template operator()<L>(f, drho, u);
+  [[maybe_unused]] const Neighbours<L, Special, T, R> at(n, a);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
       a.f[opposite(i) * N + n] = T(f[i]);
     } else {
-      const index_t m = n + a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
-      const std::uint8_t fl = near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+      const index_t m = at(i, +1);
+      const std::uint8_t fl = Special ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         a.f[i * N + m] = T(f[i]);
       else
         a.f[opposite(i) * N + n] = T(f[i] - wall_term<L>(a, i, fl));
     }
+  }
+}
+
+/// One cell's update with the kind of step and the special case fixed at compile time.
+template <class L, bool Odd, bool Special, class T, class R, class Collision>
+EDDY_HD EDDY_INLINE void stream_collide_cell(index_t n, const StreamCollideArgs<T, R>& a,
+                                             const Collision& collide) {
+  R f[L::q];
+  load<L, Odd, Special>(n, a, f);
+  R drho, u[3];
+  moments<L>(f, drho, u, a.force);
+  collide.template operator()<L>(f, drho, u);
+  store<L, Odd, Special>(n, a, f);
+}
+
+/// Update padded cell n; Odd selects the kind of step.
+template <class L, bool Odd, class T, class R, class Collision>
+EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a,
+                                        const Collision& collide) {
+  if constexpr (Odd) {
+    // A solid cell inside the block (a body) takes no odd step: it would stream into its fluid
+    // neighbours' slots. Its even step touches only its own slots, which no fluid cell reads.
+    const std::uint8_t own = a.flags[n];
+    if ((own & kind_mask) != fluid) return;
+    if (own & special)
+      stream_collide_cell<L, true, true>(n, a, collide);
+    else
+      stream_collide_cell<L, true, false>(n, a, collide);
+  } else {
+    stream_collide_cell<L, false, false>(n, a, collide);
   }
 }
 
@@ -107,10 +176,12 @@ EDDY_HD EDDY_INLINE void cell_populations(index_t n, const StreamCollideArgs<T, 
     EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = R(0);
     return;
   }
-  if (next_odd)
-    load<L, true>(n, a, (a.flags[n] & near_solid) != 0, f);
+  if (!next_odd)
+    load<L, false, false>(n, a, f);
+  else if (a.flags[n] & special)
+    load<L, true, true>(n, a, f);
   else
-    load<L, false>(n, a, false, f);
+    load<L, true, false>(n, a, f);
 }
 
 /// Density deviation and velocity of padded cell n at the current time.

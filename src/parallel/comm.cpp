@@ -80,6 +80,16 @@ int Comm::node_local_rank() const {
   return r;
 }
 
+SplitComm::SplitComm(const Comm& parent, int color, int key) {
+  MPI_Comm_split(parent.native(), color, key, &comm_);
+}
+
+SplitComm::~SplitComm() {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (comm_ != MPI_COMM_NULL && !finalised) MPI_Comm_free(&comm_);
+}
+
 std::string Comm::hostname() {
   char buf[256] = {0};
   gethostname(buf, sizeof(buf) - 1);

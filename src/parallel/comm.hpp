@@ -54,4 +54,18 @@ class Comm {
   MPI_Comm comm_;
 };
 
+/// A communicator split off another (MPI_Comm_split: ranks of equal `color`, ordered by `key`), owned:
+/// freed on destruction. Collective over the parent.
+class SplitComm {
+ public:
+  SplitComm(const Comm& parent, int color, int key);
+  ~SplitComm();
+  SplitComm(const SplitComm&) = delete;
+  SplitComm& operator=(const SplitComm&) = delete;
+  Comm comm() const { return Comm(comm_); }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
 }  // namespace eddy::parallel

@@ -193,6 +193,34 @@ class AutoTransport final : public Transport {
 
 }  // namespace
 
+double exchange_bandwidth(Transport& t, const Comm& comm, std::size_t bytes, int warmup, int rounds) {
+  const int P = comm.size();
+  if (P == 1 || rounds < 1) return 0.0;
+  const auto peers = static_cast<std::size_t>(P - 1);
+  backend::DeviceArray<char> send(bytes * peers), recv(bytes * peers);
+  backend::fill_zero(send.data(), send.bytes());
+  std::vector<Message> sends, recvs;
+  for (int q = 0, k = 0; q < P; ++q)
+    if (q != comm.rank()) {
+      sends.push_back({q, send.data() + static_cast<std::size_t>(k) * bytes, bytes});
+      recvs.push_back({q, recv.data() + static_cast<std::size_t>(k) * bytes, bytes});
+      ++k;
+    }
+  std::vector<double> times;
+  for (int r = 0; r < warmup + rounds; ++r) {
+    backend::fence();
+    comm.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    t.start(sends, recvs);
+    t.finish();
+    backend::fence();
+    const double s = comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (r >= warmup) times.push_back(s);
+  }
+  std::sort(times.begin(), times.end());
+  return double(bytes * peers) / times[times.size() / 2];
+}
+
 bool mpi_device_aware() {
   if (!backend::is_gpu()) return false;
 #if defined(MPIX_CUDA_AWARE_SUPPORT)

@@ -43,6 +43,12 @@ std::unique_ptr<Transport> make_transport(const std::string& mode, const Comm& c
 /// messages but must refuse a mode this build or machine cannot run just the same.
 void check_transport(const std::string& mode);
 
+/// The peer bandwidth through `t` (eddy bench's reference for the transposes): every rank sends `bytes`
+/// of device memory to every other rank and receives as much, in one round; `warmup` rounds (an `auto`
+/// transport makes its choice in them), then the median of `rounds` timed rounds (fenced, slowest rank).
+/// Returns the bytes each rank sends per second. Collective.
+double exchange_bandwidth(Transport& t, const Comm& comm, std::size_t bytes, int warmup, int rounds);
+
 /// Whether the MPI library can take device pointers (CUDA-aware); false on the CPU backend.
 bool mpi_device_aware();
 /// What the MPI library says about device memory, for `eddy info`.

@@ -23,6 +23,9 @@ class MpiSlabExchange final : public field::SlabExchange {
               int fields) override;
   void b_to_a(const field::SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
               int fields) override;
+  void start(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride, void* out,
+             index_t out_stride, int fields) override;
+  void finish() override;
   void sum(double* v, int n) override;
   double max(double v) override { return comm_.max(v); }
   const char* name() const override {  // for the log: `auto` names its choice once made
@@ -35,14 +38,61 @@ class MpiSlabExchange final : public field::SlabExchange {
   void transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride, void* out,
                  index_t out_stride, int fields);
 
+  struct Blocks;    // the geometry of one transpose (transpose.cpp)
+  struct Pending {  // the transpose in flight between start and finish
+    bool to_b;
+    field::SlabShape s;
+    char* out;
+    index_t out_stride;
+    int fields;
+  };
+
   Comm comm_;
   std::unique_ptr<Transport> transport_;
   mutable std::string name_;
   backend::DeviceArray<char> send_, recv_;  // packed segments, kept between calls
+  std::unique_ptr<Pending> pending_;
 };
 
-/// The slab exchange for `comm` over the transport of parallel.comm `mode`: the local one for a single
-/// rank (after the same checks of `mode`).
-std::unique_ptr<field::SlabExchange> make_slab_exchange(const std::string& mode, const Comm& comm);
+/// The pencil decomposition's exchange (field/slab.hpp) on a P1 x P2 process grid, P1 = p1 > 1: the row
+/// and column transposes through two slab exchanges over sub-communicators of `comm` (each with its own
+/// transport of parallel.comm `mode`: NCCL gets a communicator per row and per column), the reductions
+/// over all of `comm`. Collective.
+class MpiPencilExchange final : public field::SlabExchange {
+ public:
+  MpiPencilExchange(const Comm& comm, int p1, const std::string& mode);
+  int ranks() const override { return world_.size(); }
+  int rank() const override { return world_.rank(); }
+  void a_to_b(const field::SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
+              int fields) override {
+    col_->a_to_b(s, in, in_stride, out, out_stride, fields);
+  }
+  void b_to_a(const field::SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
+              int fields) override {
+    col_->b_to_a(s, in, in_stride, out, out_stride, fields);
+  }
+  void start(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride, void* out,
+             index_t out_stride, int fields) override {
+    col_->start(to_b, s, in, in_stride, out, out_stride, fields);
+  }
+  void finish() override { col_->finish(); }
+  void sum(double* v, int n) override;
+  double max(double v) override { return world_.max(v); }
+  const char* name() const override;
+  int p1() const override { return p1_; }
+  field::SlabExchange* row() override { return row_.get(); }
+
+ private:
+  Comm world_;
+  int p1_;
+  SplitComm row_comm_, col_comm_;  // declared before the exchanges that use them (destroyed after)
+  std::unique_ptr<field::SlabExchange> row_, col_;
+  mutable std::string name_;
+};
+
+/// The exchange for `comm` over the transport of parallel.comm `mode`: slab (p1 = 1; the local one for a
+/// single rank, after the same checks of `mode`) or pencil on a p1 x (ranks / p1) process grid.
+std::unique_ptr<field::SlabExchange> make_slab_exchange(const std::string& mode, const Comm& comm,
+                                                        int p1 = 1);
 
 }  // namespace eddy::parallel

@@ -2,12 +2,16 @@
 /// The periodic box of a spectral solver as kernels see it: this rank's part of physical space and of
 /// wave-number space, the wave vector of each local mode, the 2/3-rule mask and the Hermitian weights.
 ///
-/// Layouts (x fastest everywhere; field/slab.hpp names the two slab layouts):
-///   physical, 3D [z_local][y][x], 2D [y_local][x]: a rank holds whole x(-y) planes ("a-slabs");
-///   spectral, 3D [kz][ky_local][kx], 2D [ky][kx_local], kx = 0 .. nx/2 (real-to-complex half):
-///   a rank holds every kz (2D: ky) and a block of ky (2D: kx) ("b-slabs").
-/// As one 3D array [a][b][c]: 3D a = z, b = y, c = x; 2D a = y, b = x, c = 1. On one rank both layouts
-/// are the natural output of a full multi-dimensional r2c transform.
+/// Layouts (x fastest everywhere, the order of the axes in memory never changes; field/slab.hpp names the
+/// two slab layouts):
+///   physical, 3D [z_local][y_local][x], 2D [y_local][x];
+///   spectral, 3D [kz][ky_local][kx_local], 2D [ky][kx_local], kx = 0 .. nx/2 (real-to-complex half).
+/// As one 3D array [a][b][c]: 3D a = z, b = y, c = x; 2D a = y, b = x, c = 1.
+/// Slab decomposition (P ranks, process grid 1 x P): a rank holds whole x(-y) planes of physical space
+/// ("a-slabs": y_local = y) and every kz (2D: ky) of a block of ky (2D: kx) rows ("b-slabs").
+/// Pencil decomposition (3D, process grid P1 x P2, spectral/slab_fft.hpp): physical x-pencils, z split over
+/// P2 and y over P1; spectral z-pencils, ky split over P2 and kx over P1. Slab is the case P1 = 1.
+/// On one rank both layouts are the natural output of a full multi-dimensional r2c transform.
 #include <cmath>
 
 #include "backend/fft.hpp"
@@ -28,12 +32,20 @@ struct Grid {
   index_t kmax[3] = {0, 0, 0};     ///< 2/3 rule: modes with |k_i| <= kmax_i = (n_i - 1) / 3 are kept
   bool spherical = false;          ///< phase-shift dealiasing: keep sum_i (k_i / n_i)^2 <= 2/9 instead
   index_t na = 1, nb = 1, nc = 1;  ///< the spectral array as [a][b][c], global extents
-  index_t a0 = 0, na_local = 1;    ///< this rank's physical a-planes
-  index_t b0 = 0, nb_local = 1;    ///< this rank's spectral b-rows
-  index_t plane = 1;               ///< physical points per a-plane (nx ny in 3D, nx in 2D)
+  index_t a0 = 0, na_local = 1;    ///< this rank's physical a-planes (3D: z, split over P2)
+  index_t y0 = 0, ny_local = 1;    ///< 3D: this rank's physical y rows (split over P1; slab: all)
+  index_t b0 = 0, nb_local = 1;    ///< this rank's spectral b-rows (3D: ky, split over P2)
+  index_t c0 = 0, nc_local = 1;    ///< this rank's spectral c-columns (3D: kx, split over P1; slab: all)
+  index_t plane = 1;               ///< local physical points per a-plane (nx ny_local in 3D, nx in 2D)
 
-  /// The grid of `cells` points on a box of edge `length`, as rank `rank` of `ranks` sees it.
+  /// The grid of `cells` points on a box of edge `length`, as rank `rank` of `ranks` sees it (slab).
   static Grid make(int dims, const Int3& cells, const Real3& length, int ranks, int rank,
+                   bool spherical = false) {
+    return make(dims, cells, length, 1, 0, ranks, rank, spherical);
+  }
+  /// The same on a P1 x P2 process grid (pencil; P1 = 1 is a slab, P1 > 1 needs 3D), as the rank with
+  /// coordinates (i1, i2) sees it.
+  static Grid make(int dims, const Int3& cells, const Real3& length, int p1, int i1, int p2, int i2,
                    bool spherical = false) {
     Grid g;
     g.dims = dims;
@@ -48,15 +60,31 @@ struct Grid {
     } else {
       g.na = g.n[1], g.nb = g.n[0] / 2 + 1, g.nc = 1, g.plane = g.n[0];
     }
-    g.a0 = field::BlockSplit::start(g.na, ranks, rank);
-    g.na_local = field::BlockSplit::count(g.na, ranks, rank);
-    g.b0 = field::BlockSplit::start(g.nb, ranks, rank);
-    g.nb_local = field::BlockSplit::count(g.nb, ranks, rank);
+    g.a0 = field::BlockSplit::start(g.na, p2, i2);
+    g.na_local = field::BlockSplit::count(g.na, p2, i2);
+    g.b0 = field::BlockSplit::start(g.nb, p2, i2);
+    g.nb_local = field::BlockSplit::count(g.nb, p2, i2);
+    g.c0 = field::BlockSplit::start(g.nc, p1, i1);
+    g.nc_local = field::BlockSplit::count(g.nc, p1, i1);
+    g.ny_local = g.n[1];
+    if (dims == 3) {
+      g.y0 = field::BlockSplit::start(g.n[1], p1, i1);
+      g.ny_local = field::BlockSplit::count(g.n[1], p1, i1);
+      g.plane = g.n[0] * g.ny_local;
+    }
     return g;
   }
 
+  /// The grid as rank exchange.rank() of a slab (P1 = 1) or pencil (P1 = exchange.p1()) decomposition
+  /// sees it (field/slab.hpp: rank = i1 P2 + i2).
+  static Grid make(int dims, const Int3& cells, const Real3& length, const field::SlabExchange& exchange,
+                   bool spherical = false) {
+    const int p1 = exchange.p1(), p2 = exchange.ranks() / p1, r = exchange.rank();
+    return make(dims, cells, length, p1, r / p2, p2, r % p2, spherical);
+  }
+
   /// Local spectral modes.
-  EDDY_HD EDDY_INLINE index_t modes() const { return na * nb_local * nc; }
+  EDDY_HD EDDY_INLINE index_t modes() const { return na * nb_local * nc_local; }
   /// Local physical points.
   EDDY_HD EDDY_INLINE index_t points() const { return na_local * plane; }
   /// Global physical points (the normalisation of the transforms).
@@ -66,12 +94,12 @@ struct Grid {
   EDDY_HD EDDY_INLINE void wave(index_t m, index_t& ix, index_t& iy, index_t& iz) const {
     index_t c, b, a;
     if (m < (index_t(1) << 32)) {  // 32-bit division where it suffices: several times cheaper on GPUs
-      const auto mm = static_cast<unsigned>(m), rest = mm / static_cast<unsigned>(nc);
-      c = mm - rest * static_cast<unsigned>(nc);
+      const auto mm = static_cast<unsigned>(m), rest = mm / static_cast<unsigned>(nc_local);
+      c = c0 + (mm - rest * static_cast<unsigned>(nc_local));
       a = rest / static_cast<unsigned>(nb_local);
       b = b0 + (rest - static_cast<unsigned>(a) * static_cast<unsigned>(nb_local));
     } else {
-      c = m % nc, b = b0 + (m / nc) % nb_local, a = m / nc / nb_local;
+      c = c0 + m % nc_local, b = b0 + (m / nc_local) % nb_local, a = m / nc_local / nb_local;
     }
     if (dims == 3) {
       ix = c, iy = wave_number(b, n[1]), iz = wave_number(a, n[2]);

@@ -2,14 +2,27 @@
 
 #include <algorithm>
 
+#include "backend/profile.hpp"
+#include "core/error.hpp"
+
 namespace eddy::spectral {
 
 using backend::FftKind;
 using backend::FftLayout;
 using backend::FftPlan;
 
+namespace {
+/// The breakdown's fft phase for one transform (the transposes inside mark their own), then back to the
+/// caller's phase.
+struct Phases {
+  backend::PhaseTimer::Phase caller = backend::phase_timer().to(backend::PhaseTimer::fft);
+  ~Phases() { backend::phase_timer().to(caller); }
+};
+}  // namespace
+
 template <class T>
-SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange) : g_(g), ex_(exchange) {
+SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
+    : g_(g), ex_(exchange), overlap_(overlap) {
   real_stride_ = padded_stride(g.points());
   complex_stride_ = padded_stride(g.modes());
   FftLayout whole;  // r2c shape of one field: 3D (nz, ny, nx), 2D (ny, nx)
@@ -17,7 +30,30 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange) : g_(g), ex_(e
     whole.n = {g.n[2], g.n[1], g.n[0]};
   else
     whole.n = {g.n[1], g.n[0]};
-  if (ex_.ranks() == 1) {
+  pencil_ = ex_.p1() > 1;
+  if (pencil_) {
+    if (g.dims != 3) throw Error("the pencil decomposition is for 3D boxes");
+    FftLayout along_x;  // the local x-rows: (nx) x z_l y_l
+    along_x.n = {g.n[0]};
+    along_x.batch = g.na_local * g.ny_local;
+    r2c_.emplace(FftKind::r2c, along_x);
+    c2r_.emplace(FftKind::c2r, along_x);
+    FftLayout along_y;  // one z-plane [y][kx_l]: 1D along y over the kx_l columns
+    along_y.n = {g.n[1]};
+    along_y.batch = along_y.stride = g.nc_local;
+    along_y.in_dist = along_y.out_dist = 1;
+    along_y_fwd_.emplace(FftKind::c2c_forward, along_y);
+    along_y_bwd_.emplace(FftKind::c2c_backward, along_y);
+    FftLayout along_z;  // 1D along z over the local (ky, kx) columns of [z][ky_l][kx_l]
+    along_z.n = {g.na};
+    along_z.batch = along_z.stride = g.nb_local * g.nc_local;
+    along_z.in_dist = along_z.out_dist = 1;
+    along_a_fwd_.emplace(FftKind::c2c_forward, along_z);
+    along_a_bwd_.emplace(FftKind::c2c_backward, along_z);
+    tmp_stride_ = padded_stride(g.na_local * g.ny_local * g.nc);
+    y_plane_ = padded_stride(g.n[1] * g.nc_local);  // aligned planes: each is one FFT call's array
+    ytmp_stride_ = padded_stride(g.na_local * y_plane_);
+  } else if (ex_.ranks() == 1) {
     r2c_.emplace(FftKind::r2c, whole);
     c2r_.emplace(FftKind::c2r, whole);
   } else {
@@ -36,45 +72,160 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange) : g_(g), ex_(e
     tmp_stride_ = padded_stride(g.na_local * g.nb * g.nc);
   }
   std::size_t work = 0;
-  for (auto* p : {&r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_})
+  const auto plans = {&r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_, &along_y_fwd_, &along_y_bwd_};
+  for (auto* p : plans)
     if (*p) work = std::max(work, (*p)->work_bytes());
   if (work > 0) {
     work_.resize(work);
-    for (auto* p : {&r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_})
+    for (auto* p : plans)
       if (*p) (*p)->set_work_area(work_.data());
   }
 }
 
 template <class T>
 void SlabFft<T>::reserve_tmp(int fields) {
-  const std::size_t need = static_cast<std::size_t>(tmp_stride_ * fields);
-  if (tmp_.size() < need) tmp_.resize(need);
+  const auto need = [fields](index_t stride) { return static_cast<std::size_t>(stride * fields); };
+  if (tmp_.size() < need(tmp_stride_)) tmp_.resize(need(tmp_stride_));
+  if (ytmp_.size() < need(ytmp_stride_)) ytmp_.resize(need(ytmp_stride_));
+}
+
+// The two pencil transposes as slab transposes (field/slab.hpp): within a row, the z_l planes [y][kx] are
+// transposed alike (outer arrays; a = y, b = kx, c = 1) into padded planes; within a column, [z][y][kx_l]
+// with a = z, b = y, c = kx_l, its a-planes the padded y-pencil planes.
+template <class T>
+field::SlabShape SlabFft<T>::row_shape() const {
+  field::SlabShape s{g_.n[1], g_.nc, 1, sizeof(C)};
+  s.outer = g_.na_local;
+  s.b_outer_stride = y_plane_;
+  return s;
+}
+
+template <class T>
+field::SlabShape SlabFft<T>::column_shape() const {
+  field::SlabShape s{g_.na, g_.nb, g_.nc_local, sizeof(C)};
+  s.a_pitch = y_plane_;
+  return s;
+}
+
+template <class T>
+void SlabFft<T>::along_y(bool fwd, int f) {
+  for (index_t z = 0; z < g_.na_local; ++z)
+    (fwd ? along_y_fwd_ : along_y_bwd_)->execute(ytmp_.data() + f * ytmp_stride_ + z * y_plane_);
+}
+
+// Overlap: stage j of field f runs while transpose j - 1 of field f + 1... in order, per step t:
+//   compute_0(t); finish T_0(t-1); start T_0(t); compute_1(t-1); finish T_1(t-2); start T_1(t-1); ...
+// so each transpose has one field in flight while the next stage's transforms run (with NCCL on its own
+// stream they overlap on the device). The same operations on the same data as the batched order: exact.
+template <class T>
+void SlabFft<T>::pipeline(int fields, int transposes, const std::function<void(int, int)>& compute,
+                          const std::function<void(int, int)>& start,
+                          const std::function<void(int)>& finish) {
+  for (int t = 0; t < fields + transposes; ++t)
+    for (int j = 0; j <= transposes; ++j) {
+      const int f = t - j;
+      if (j > 0) {
+        if (f >= 0 && f < fields) finish(j - 1);
+        if (f + 1 >= 0 && f + 1 < fields) start(j - 1, f + 1);
+      }
+      if (f >= 0 && f < fields) compute(j, f);
+    }
 }
 
 template <class T>
 void SlabFft<T>::forward(const T* phys, C* spec, int fields) {
+  const Phases phases;
   if (ex_.ranks() == 1) {
     for (int f = 0; f < fields; ++f) r2c_->execute(phys + f * real_stride_, spec + f * complex_stride_);
     return;
   }
   reserve_tmp(fields);
-  for (int f = 0; f < fields; ++f) r2c_->execute(phys + f * real_stride_, tmp_.data() + f * tmp_stride_);
+  C* tmp = tmp_.data();
+  C* ytmp = ytmp_.data();
+  auto r2c = [&](int f) { r2c_->execute(phys + f * real_stride_, tmp + f * tmp_stride_); };
+  auto along_a = [&](int f) { along_a_fwd_->execute(spec + f * complex_stride_); };
+  if (pencil_) {
+    field::SlabExchange& row = *ex_.row();
+    if (!overlap_ || fields == 1) {
+      for (int f = 0; f < fields; ++f) r2c(f);
+      row.a_to_b(row_shape(), tmp, tmp_stride_, ytmp, ytmp_stride_, fields);
+      for (int f = 0; f < fields; ++f) along_y(true, f);
+      ex_.a_to_b(column_shape(), ytmp, ytmp_stride_, spec, complex_stride_, fields);
+      for (int f = 0; f < fields; ++f) along_a(f);
+      return;
+    }
+    pipeline(
+        fields, 2, [&](int j, int f) { j == 0   ? r2c(f)
+                                       : j == 1 ? along_y(true, f)
+                                                : along_a(f); },
+        [&](int j, int f) {
+          if (j == 0)
+            row.start(true, row_shape(), tmp + f * tmp_stride_, 0, ytmp + f * ytmp_stride_, 0, 1);
+          else
+            ex_.start(true, column_shape(), ytmp + f * ytmp_stride_, 0, spec + f * complex_stride_, 0, 1);
+        },
+        [&](int j) { j == 0 ? row.finish() : ex_.finish(); });
+    return;
+  }
   const field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
-  ex_.a_to_b(s, tmp_.data(), tmp_stride_, spec, complex_stride_, fields);
-  for (int f = 0; f < fields; ++f) along_a_fwd_->execute(spec + f * complex_stride_);
+  if (!overlap_ || fields == 1) {
+    for (int f = 0; f < fields; ++f) r2c(f);
+    ex_.a_to_b(s, tmp, tmp_stride_, spec, complex_stride_, fields);
+    for (int f = 0; f < fields; ++f) along_a(f);
+    return;
+  }
+  pipeline(
+      fields, 1, [&](int j, int f) { j == 0 ? r2c(f) : along_a(f); },
+      [&](int, int f) { ex_.start(true, s, tmp + f * tmp_stride_, 0, spec + f * complex_stride_, 0, 1); },
+      [&](int) { ex_.finish(); });
 }
 
 template <class T>
 void SlabFft<T>::backward(C* spec, T* phys, int fields) {
+  const Phases phases;
   if (ex_.ranks() == 1) {
     for (int f = 0; f < fields; ++f) c2r_->execute(spec + f * complex_stride_, phys + f * real_stride_);
     return;
   }
   reserve_tmp(fields);
-  for (int f = 0; f < fields; ++f) along_a_bwd_->execute(spec + f * complex_stride_);
+  C* tmp = tmp_.data();
+  C* ytmp = ytmp_.data();
+  auto c2r = [&](int f) { c2r_->execute(tmp + f * tmp_stride_, phys + f * real_stride_); };
+  auto along_a = [&](int f) { along_a_bwd_->execute(spec + f * complex_stride_); };
+  if (pencil_) {
+    field::SlabExchange& row = *ex_.row();
+    if (!overlap_ || fields == 1) {
+      for (int f = 0; f < fields; ++f) along_a(f);
+      ex_.b_to_a(column_shape(), spec, complex_stride_, ytmp, ytmp_stride_, fields);
+      for (int f = 0; f < fields; ++f) along_y(false, f);
+      row.b_to_a(row_shape(), ytmp, ytmp_stride_, tmp, tmp_stride_, fields);
+      for (int f = 0; f < fields; ++f) c2r(f);
+      return;
+    }
+    pipeline(
+        fields, 2, [&](int j, int f) { j == 0   ? along_a(f)
+                                       : j == 1 ? along_y(false, f)
+                                                : c2r(f); },
+        [&](int j, int f) {
+          if (j == 0)
+            ex_.start(false, column_shape(), spec + f * complex_stride_, 0, ytmp + f * ytmp_stride_, 0, 1);
+          else
+            row.start(false, row_shape(), ytmp + f * ytmp_stride_, 0, tmp + f * tmp_stride_, 0, 1);
+        },
+        [&](int j) { j == 0 ? ex_.finish() : row.finish(); });
+    return;
+  }
   const field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
-  ex_.b_to_a(s, spec, complex_stride_, tmp_.data(), tmp_stride_, fields);
-  for (int f = 0; f < fields; ++f) c2r_->execute(tmp_.data() + f * tmp_stride_, phys + f * real_stride_);
+  if (!overlap_ || fields == 1) {
+    for (int f = 0; f < fields; ++f) along_a(f);
+    ex_.b_to_a(s, spec, complex_stride_, tmp, tmp_stride_, fields);
+    for (int f = 0; f < fields; ++f) c2r(f);
+    return;
+  }
+  pipeline(
+      fields, 1, [&](int j, int f) { j == 0 ? along_a(f) : c2r(f); },
+      [&](int, int f) { ex_.start(false, s, spec + f * complex_stride_, 0, tmp + f * tmp_stride_, 0, 1); },
+      [&](int) { ex_.finish(); });
 }
 
 template class SlabFft<float>;

@@ -236,8 +236,8 @@ class SolverImpl final : public Solver {
   SolverImpl(const Setup& s, field::SlabExchange& ex)
       : setup_(s),
         ex_(ex),
-        grid_(Grid::make(s.dims, s.cells, s.length, ex.ranks(), ex.rank(), s.dealiasing == "phase_shift")),
-        fft_(grid_, ex),
+        grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == "phase_shift")),
+        fft_(grid_, ex, s.overlap),
         comps_(s.dims == 2 ? 1 : 3),
         work_fields_(s.dims == 2 ? 4 : 6) {
     lin_.nu = T(s.nu);

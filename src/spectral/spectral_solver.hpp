@@ -4,9 +4,10 @@
 /// optional hyperviscosity and linear drag, FP64 or FP32 (spectral/navier_stokes_k.hpp has the equations).
 ///
 /// The solver knows nothing of files, MPI or configs: the app gives it a Setup in physical units and a
-/// field::SlabExchange (the transposes and reductions of its slab decomposition) and reads fields and
-/// diagnostics back through the accessors. Fields it hands out are this rank's slab of physical space
-/// (spectral/grid.hpp: whole x-y planes in 3D, whole x rows in 2D), x fastest, components adjacent.
+/// field::SlabExchange (the transposes and reductions of its slab or pencil decomposition) and reads fields
+/// and diagnostics back through the accessors. Fields it hands out are this rank's block of physical space
+/// (spectral/grid.hpp: x-y planes (slab) or x rows (pencil) in 3D, whole x rows in 2D), x fastest, components
+/// adjacent.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -32,6 +33,7 @@ struct Setup {
   int hyperviscosity_order = 2;           ///< p
   double drag = 0.0;                      ///< mu [1/s] of -mu u
   Forcing forcing{};                      ///< body force (spectral/forcing_k.hpp)
+  bool overlap = true;  ///< several ranks: transposes overlapped with the FFTs (spectral/slab_fft.hpp)
 };
 
 /// Volume averages and maxima over the whole box (every rank gets the same values).

@@ -43,6 +43,14 @@ run tg_2 2 tgv3d_lbm.yaml "${tg[@]}"
 run tg_4 4 tgv3d_lbm.yaml "${tg[@]}"
 run tg_4x1x1 4 tgv3d_lbm.yaml "${tg[@]}" --set "parallel.ranks=[4,1,1]"
 for n in 2 4 4x1x1; do same tg_1 tg_$n 61; done
+# Periodic in x and z, walls in y (one rank wraps x and z in the kernels; [1,2,2] wraps x only and
+# exchanges z; [2,1,1] wraps z only): mixed wrapped / exchanged / wall links, corners included.
+tw=("${tg[@]}" --set boundaries.y_min.type=wall --set boundaries.y_max.type=moving_wall
+    --set "boundaries.y_max.velocity=[1.0,0.0,0.5]")
+run tw_1 1 tgv3d_lbm.yaml "${tw[@]}"
+run tw_1x2x2 4 tgv3d_lbm.yaml "${tw[@]}" --set "parallel.ranks=[1,2,2]"
+run tw_2x1x1 2 tgv3d_lbm.yaml "${tw[@]}" --set "parallel.ranks=[2,1,1]"
+for n in 1x2x2 2x1x1; do same tw_1 tw_$n 61; done
 
 # The regularized operator with the Smagorinsky model (D3Q27), and with a body force (2D channel-like
 # cavity): every operator stays cell-local, so the results must not depend on the decomposition either.

@@ -63,6 +63,7 @@ TEST(Config, DefaultsFromMinimalFile) {
   EXPECT_EQ(s.run.steady.check_every, d.run.steady.check_every);
   EXPECT_EQ(s.parallel.comm, "auto");
   EXPECT_TRUE(s.parallel.ranks.empty());
+  EXPECT_TRUE(s.parallel.overlap);
   EXPECT_EQ(s.validation.reference, "none");
   EXPECT_EQ(s.source_file, "min.yaml");
   EXPECT_EQ(s.resolved_yaml, eddy::config::to_yaml(s));
@@ -368,6 +369,7 @@ TEST(Config, InitialOutputRunParallelValidationName) {
                {"case.yaml:4:16: run.steady.tolerance: must be >= 0"});
   expect_error(kMinimal + "  steady:\n    check_every: 0\n", {"run.steady.check_every: must be >= 1"});
   expect_error(kMinimal + "  max_wall_time: -5\n", {"case.yaml:3:18: run.max_wall_time: must be >= 0"});
+  expect_error(kMinimal + "parallel:\n  overlap: sometimes\n", {"parallel.overlap: expected true or false"});
   expect_error(kMinimal + "parallel:\n  comm: mpich\n",
                {"case.yaml:4:9: parallel.comm: 'mpich' is not one of mpi, mpi-gpu, nccl, auto"});
   expect_error(kMinimal + "parallel:\n  ranks: [2, 2, 2]\n",
@@ -596,9 +598,9 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
     EXPECT_NO_THROW(load_text(kMinimal, "x.yaml", {key + "=" + line.substr(colon + 2)})) << key;
     ++count;
   }
-  // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant}
-  // + 3 open-face keys of each of the 6 faces (profile, ramp_time, pressure) + 5 of geometry
-  EXPECT_EQ(count, 99u);
+  // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
+  // parallel.overlap + 3 open-face keys of each of the 6 faces (profile, ramp_time, pressure) + 5 of geometry
+  EXPECT_EQ(count, 100u);
 }
 
 TEST(Config, GeometryBodiesAndOpenFaces) {

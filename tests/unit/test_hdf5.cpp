@@ -23,6 +23,7 @@
 #include "io/hdf5/field_reader.hpp"
 #include "io/hdf5/xdmf.hpp"
 #include "parallel/comm.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using eddy::index_t;
@@ -64,26 +65,8 @@ class MpiEnvironment : public ::testing::Environment {
 eddy::parallel::Comm self() { return eddy::parallel::Comm(MPI_COMM_SELF); }
 
 /// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-    for (char& c : name)
-      if (c == '/') c = '_';
-    path_ = fs::temp_directory_path() / ("eddy_h5_" + std::to_string(::getpid()) + "_" + name);
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& f) const { return (path_ / f).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+struct TempDir : eddy::test::TempDir {
+  TempDir() : eddy::test::TempDir("eddy_h5_") {}
 };
 
 /// Distinct, exactly representable values that encode the global position (x, y, z, component).

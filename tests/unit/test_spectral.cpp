@@ -119,6 +119,35 @@ TEST(Spectral, GridSplitsAndWaveNumbers) {
   EXPECT_FALSE(g.kept(0, 10, 0));  // Nyquist along y
 }
 
+TEST(Spectral, PencilGridSplitsAndWaveNumbers) {
+  // 16 x 20 x 16 on a 2 x 3 process grid, rank (i1, i2) = (1, 1): physical z-planes 6..10 (16 over 3: 6, 5,
+  // 5) and y-rows 10..19 (20 over 2); spectral ky rows 7..13 (20 over 3: 7, 7, 6) and kx columns 5..8 (9
+  // over 2: 5, 4).
+  const Grid g = Grid::make(3, {16, 20, 16}, {1, 1, 1}, 2, 1, 3, 1);
+  EXPECT_EQ(g.a0, 6);
+  EXPECT_EQ(g.na_local, 5);
+  EXPECT_EQ(g.y0, 10);
+  EXPECT_EQ(g.ny_local, 10);
+  EXPECT_EQ(g.plane, 16 * 10);
+  EXPECT_EQ(g.points(), 5 * 16 * 10);
+  EXPECT_EQ(g.b0, 7);
+  EXPECT_EQ(g.nb_local, 7);
+  EXPECT_EQ(g.c0, 5);
+  EXPECT_EQ(g.nc_local, 4);
+  EXPECT_EQ(g.modes(), 16 * 7 * 4);
+  index_t ix, iy, iz;
+  g.wave((15 * g.nb_local + 6) * g.nc_local + 3, ix, iy, iz);  // a = 15, b = 7 + 6 = 13, c = 5 + 3 = 8
+  EXPECT_EQ(ix, 8);
+  EXPECT_EQ(iy, 13 - 20);
+  EXPECT_EQ(iz, 15 - 16);
+  // P1 = 1 is the slab grid.
+  const Grid slab = Grid::make(3, {16, 20, 16}, {1, 1, 1}, 1, 0, 3, 1),
+             old = Grid::make(3, {16, 20, 16}, {1, 1, 1}, 3, 1);
+  EXPECT_EQ(slab.modes(), old.modes());
+  EXPECT_EQ(slab.points(), 5 * 16 * 20);
+  EXPECT_EQ(slab.nc_local, slab.nc);
+}
+
 TEST(Spectral, SphericalTruncationAndHalfCellShift) {
   // Phase-shift dealiasing keeps sum (k_i / n_i)^2 <= 2/9: 15 of 32 along an axis (sqrt(2)/3 * 32 = 15.08),
   // 10 and 10 on a diagonal (10.67 * sqrt(2) = 15.08), no Nyquist mode.
