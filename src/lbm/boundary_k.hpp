@@ -58,8 +58,7 @@ template <class L, class T, class R>
 EDDY_HD EDDY_INLINE double post_value(const StreamCollideArgs<T, R>& a, bool odd, int j, index_t y) {
   const index_t N = a.grid.n_padded;
   if (odd) {
-    const Neighbours<L, true, T, R> at(y, a);
-    const index_t m = at(j, +1);
+    const index_t m = neighbour<L>(y, wrapped_faces(a.grid, a.wrap_axes, y), j, +1, a);
     if ((a.flags[m] & kind_mask) == fluid) return double(a.f[j * N + m]);
   }
   return double(a.f[opposite(j) * N + y]);

@@ -39,12 +39,23 @@ struct Sum2Op {
 // Launches are free functions: CUDA's extended lambdas may not live in private member functions.
 
 /// Which cells a launch updates: a box of the interior (the whole interior, or the inner cells that
-/// need no ghost), or an explicit list of padded cells (the boundary shell).
+/// need no ghost), or an explicit list of padded cells (the boundary shell); and the special cells among
+/// them (stream_collide_k.hpp: special_entry), which the odd step updates in a kernel of their own.
 struct CellSet {
   field::SubBox box{};
   const index_t* list = nullptr;
   index_t list_size = 0;
+  const index_t* special = nullptr;
+  index_t special_size = 0;
 };
+
+/// The bulk update of cell n: on odd steps fluid cells with special bits (and solids) are left to the
+/// special list's kernel.
+template <class L, bool Odd, class T, class R, class C>
+EDDY_HD EDDY_INLINE void bulk_cell(index_t n, const StreamCollideArgs<T, R>& a, const C& collision) {
+  if (Odd && a.flags[n] != fluid) return;
+  stream_collide<L, Odd, false>(n, 0, a, collision);
+}
 
 template <class L, bool Odd, class T, class R, class C>
 void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision, const CellSet& cells) {
@@ -52,11 +63,19 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
   if (cells.list) {
     const index_t* idx = cells.list;
     backend::parallel_for(label, cells.list_size,
-                          [=] EDDY_DEVICE(index_t t) { stream_collide<L, Odd>(idx[t], a, collision); });
+                          [=] EDDY_DEVICE(index_t t) { bulk_cell<L, Odd>(idx[t], a, collision); });
   } else {
     const field::SubBox b = cells.box;
     backend::parallel_for(label, b.size(),
-                          [=] EDDY_DEVICE(index_t t) { stream_collide<L, Odd>(b.padded(t), a, collision); });
+                          [=] EDDY_DEVICE(index_t t) { bulk_cell<L, Odd>(b.padded(t), a, collision); });
+  }
+  if (Odd && cells.special_size > 0) {
+    const index_t* sp = cells.special;
+    constexpr index_t index_mask = (index_t(1) << special_shift) - 1;
+    backend::parallel_for("lbm::stream_collide_odd_special", cells.special_size, [=] EDDY_DEVICE(index_t t) {
+      const index_t e = sp[t];
+      stream_collide<L, true, true>(e & index_mask, unsigned(e >> special_shift), a, collision);
+    });
   }
 }
 
@@ -224,9 +243,9 @@ class SolverImpl final : public Solver {
     wrap_axes_ = wrapped_axes(setup_, setup_.cells);
     grid_ = padded_grid(s.dims, s.cells);
     f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
-    build_flags();
+    const std::vector<std::uint8_t> flags = build_flags();
     build_pattern();
-    build_cell_sets();
+    build_cell_sets(flags);
   }
 
   /// Equilibrium of the initial state, one z-plane of padded cells at a time (host threads), so the
@@ -358,8 +377,8 @@ class SolverImpl final : public Solver {
   std::size_t bytes_allocated() const override {
     std::size_t pattern = 0;
     for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
-    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() + links_.bytes() +
-           link_value_.bytes() + link_force_.bytes();
+    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() + special_list_.bytes() +
+           links_.bytes() + link_value_.bytes() + link_force_.bytes();
   }
   double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
   const Setup& setup() const override { return setup_; }
@@ -414,24 +433,39 @@ class SolverImpl final : public Solver {
       launch(Bgk<R, Les, Force>{R(w), x});
   }
 
-  /// The whole interior, its inner box (one cell in from every face) and the shell around it.
-  void build_cell_sets() {
+  /// The whole interior, its inner box (one cell in from every face) and the shell around it, each
+  /// with its special cells (`flags`: the host copy of the flag field).
+  void build_cell_sets(const std::vector<std::uint8_t>& flags) {
     all_.box = field::SubBox::interior(grid_);
     overlap_ =
         setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
-    if (!overlap_) return;
-    inner_.box = field::SubBox::inner(grid_, 1);
-    std::vector<index_t> shell;
+    std::vector<index_t> shell, specials[2];  // special cells of the inner box, of the shell
     for (index_t z = 0; z < grid_.nz; ++z)
       for (index_t y = 0; y < grid_.ny; ++y)
         for (index_t x = 0; x < grid_.nx; ++x) {
+          const index_t n = grid_.at(x, y, z);
           const bool edge = x == 0 || y == 0 || x == grid_.nx - 1 || y == grid_.ny - 1 ||
                             (setup_.dims == 3 && (z == 0 || z == grid_.nz - 1));
-          if (edge) shell.push_back(grid_.at(x, y, z));
+          if (edge && overlap_) shell.push_back(n);
+          const std::uint8_t f = flags[static_cast<std::size_t>(n)];
+          if ((f & kind_mask) == fluid && (f & special))
+            specials[edge ? 1 : 0].push_back(special_entry(n, wrapped_faces(grid_, wrap_axes_, n)));
         }
+    // all_: inner specials first, then the shell's (one array; inner_ and shell_ point into it).
+    const std::size_t n_inner = specials[0].size();
+    specials[0].insert(specials[0].end(), specials[1].begin(), specials[1].end());
+    special_list_.from_host(specials[0]);
+    all_.special = special_list_.data();
+    all_.special_size = static_cast<index_t>(specials[0].size());
+    if (!overlap_) return;
+    inner_.box = field::SubBox::inner(grid_, 1);
+    inner_.special = special_list_.data();
+    inner_.special_size = static_cast<index_t>(n_inner);
     shell_list_.from_host(shell);
     shell_.list = shell_list_.data();
     shell_.list_size = static_cast<index_t>(shell.size());
+    shell_.special = special_list_.data() + n_inner;
+    shell_.special_size = static_cast<index_t>(specials[1].size());
   }
 
   StreamCollideArgs<T, R> args() const {
@@ -446,7 +480,7 @@ class SolverImpl final : public Solver {
     return a;
   }
 
-  void build_flags() {
+  std::vector<std::uint8_t> build_flags() {
     for (int f = 0; f < 6; ++f)
       if (setup_.faces[static_cast<std::size_t>(f)] == FaceKind::moving_wall)
         for (int d = 0; d < 3; ++d)
@@ -460,24 +494,22 @@ class SolverImpl final : public Solver {
     // neighbour flags and find wrapped neighbours only there. Marked in a second pass, so the first
     // reads only kinds.
     const PaddedGrid g = grid_;
-    const unsigned axes = wrap_axes_;
+    const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
     std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
     backend::host_parallel_for(g.n_interior(), [&](index_t t) {
       const index_t n = g.interior_to_padded(t);
       if (h[static_cast<std::size_t>(n)] != fluid) return;
-      const WrappedCell w(g, n);
-      for (int i = 1; i < L::q; ++i) {
-        const index_t plain = n + g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
-        const index_t m = w.neighbour(g, axes, L::c(i, 0), L::c(i, 1), L::c(i, 2));
-        std::uint8_t& k = mark[static_cast<std::size_t>(t)];
-        if (m != plain) k |= wraps;
-        if (h[static_cast<std::size_t>(m)] != fluid) k |= near_solid;
-      }
+      const unsigned faces = wrapped_faces(g, wrap_axes_, n);
+      std::uint8_t& k = mark[static_cast<std::size_t>(t)];
+      if (faces) k |= wraps;
+      for (int i = 1; i < L::q; ++i)
+        if (h[static_cast<std::size_t>(neighbour<L>(n, faces, i, +1, a))] != fluid) k |= near_solid;
     });
     for (index_t t = 0; t < g.n_interior(); ++t)
       h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
     flags_.from_host(h);
     build_links(layout, h, body);
+    return h;
   }
 
   /// Mark every padded cell (interior or ghost image, in global coordinates, so every decomposition
@@ -503,6 +535,7 @@ class SolverImpl final : public Solver {
   /// The boundary links of the interior fluid cells (boundary_k.hpp), body links first, grouped by body.
   void build_links(const GhostLayout<L>& layout, const std::vector<std::uint8_t>& h, const std::vector<int>& body) {
     const PaddedGrid g = grid_;
+    const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
     std::vector<std::vector<BoundaryLink>> by_body(setup_.bodies.size());
     std::vector<BoundaryLink> open;
     auto is_fluid = [&](index_t m) { return (h[static_cast<std::size_t>(m)] & kind_mask) == fluid; };
@@ -513,9 +546,9 @@ class SolverImpl final : public Solver {
                             t / (g.nx * g.ny) + setup_.offset[2]};
       for (int k = 1; k < L::q; ++k) {
         // Neighbours as the kernels find them: wrapped around the block's periodic axes.
-        const WrappedCell w(g, n);
-        const index_t m = w.neighbour(g, wrap_axes_, L::c(k, 0), L::c(k, 1), L::c(k, 2));
-        const index_t back = w.neighbour(g, wrap_axes_, -L::c(k, 0), -L::c(k, 1), -L::c(k, 2));
+        const unsigned faces = wrapped_faces(g, wrap_axes_, n);
+        const index_t m = neighbour<L>(n, faces, k, +1, a);
+        const index_t back = neighbour<L>(n, faces, k, -1, a);
         if (is_fluid(m)) continue;
         BoundaryLink l;
         l.cell = n, l.k = k;
@@ -559,7 +592,9 @@ class SolverImpl final : public Solver {
           // x - n + c_k: in x's own layer (c_k leaves through the face), so inside the padded block.
           int c[3] = {L::c(k, 0), L::c(k, 1), L::c(k, 2)};
           c[axis] -= nrm;
-          const index_t aux = w.neighbour(g, wrap_axes_, c[0], c[1], c[2]);
+          int j = 0;  // the lattice direction c_k - n: c_k without its normal component is one
+          while (j < L::q && (L::c(j, 0) != c[0] || L::c(j, 1) != c[1] || L::c(j, 2) != c[2])) ++j;
+          const index_t aux = neighbour<L>(n, faces, j, +1, a);
           if (is_fluid(aux)) l.aux = aux;
         }
         open.push_back(l);
@@ -592,7 +627,7 @@ class SolverImpl final : public Solver {
   field::LocalExchanger local_;
   field::Exchanger* exchanger_ = nullptr;
   CellSet all_, inner_, shell_;
-  DeviceArray<index_t> shell_list_;
+  DeviceArray<index_t> shell_list_, special_list_;
   bool overlap_ = false;
   DeviceArray<double> u_prev_;
   double wall_u_[max_flag][3] = {};

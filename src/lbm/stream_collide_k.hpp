@@ -44,44 +44,43 @@ struct StreamCollideArgs {
                           ///< across it go straight to the image cell, no ghost copy between steps
 };
 
-/// Padded coordinates of a cell, for neighbour lookups that wrap around the block's periodic axes.
-struct WrappedCell {
-  index_t p[3] = {0, 0, 0};
-  WrappedCell() = default;
-  EDDY_HD EDDY_INLINE WrappedCell(const field::PaddedGrid& g, index_t n)
-      : p{n % g.sx, (n / g.sx) % (g.ny + 2 * g.g), n / g.sy} {}
-  /// Padded index of the cell at offset (cx, cy, cz), wrapped along the axes of `axes` (bit d: axis d).
-  EDDY_HD EDDY_INLINE index_t neighbour(const field::PaddedGrid& g, unsigned axes, int cx, int cy, int cz) const {
-    const int c[3] = {cx, cy, cz};
-    const index_t lo[3] = {g.g, g.g, g.gz}, ext[3] = {g.nx, g.ny, g.nz};
-    index_t q[3];
-    EDDY_UNROLL for (int d = 0; d < 3; ++d) {
-      q[d] = p[d] + c[d];
-      if ((axes >> d) & 1u) q[d] += q[d] < lo[d] ? ext[d] : (q[d] >= lo[d] + ext[d] ? -ext[d] : 0);
+/// The wrapped faces of padded cell n (bit 2d: on the low face of an axis d the block wraps, 2d + 1: on
+/// its high face): the links of such a cell across that face lead to the image on the other side.
+/// Divisions: for setting up and for diagnostics, not for the update (the special list carries them).
+EDDY_HD EDDY_INLINE unsigned wrapped_faces(const field::PaddedGrid& g, unsigned axes, index_t n) {
+  const index_t p[3] = {n % g.sx, (n / g.sx) % (g.ny + 2 * g.g), n / g.sy};
+  const index_t lo[3] = {g.g, g.g, g.gz}, ext[3] = {g.nx, g.ny, g.nz};
+  unsigned faces = 0;
+  for (int d = 0; d < 3; ++d)
+    if ((axes >> d) & 1u) {
+      if (p[d] == lo[d]) faces |= 1u << (2 * d);
+      if (p[d] == lo[d] + ext[d] - 1) faces |= 1u << (2 * d + 1);
     }
-    return g.padded(q[0], q[1], q[2]);
-  }
-};
+  return faces;
+}
 
-/// The neighbours of one cell: n + s c_i (s = +1 downstream, -1 upstream) by a fixed offset in the bulk;
-/// for a `Special` cell with the wraps bit, through WrappedCell.
-template <class L, bool Special, class T, class R>
-struct Neighbours {
-  index_t n;
-  const StreamCollideArgs<T, R>& a;
-  bool wrap = false;
-  WrappedCell w{};
-  EDDY_HD EDDY_INLINE Neighbours(index_t n_, const StreamCollideArgs<T, R>& a_) : n(n_), a(a_) {
-    if constexpr (Special) {
-      wrap = (a.flags[n] & wraps) != 0;
-      if (wrap) w = WrappedCell(a.grid, n);
+/// An entry of the special-cell list: the padded index, with the cell's wrapped faces in the top byte.
+constexpr int special_shift = 56;
+EDDY_HD EDDY_INLINE index_t special_entry(index_t n, unsigned faces) {
+  return n | (static_cast<index_t>(faces) << special_shift);
+}
+
+/// The neighbours n + s c_i of a cell (s = +1 downstream, -1 upstream): a fixed offset, corrected by
+/// one period where the link crosses one of the cell's wrapped `faces` (only special cells have any).
+template <class L, class T, class R>
+EDDY_HD EDDY_INLINE index_t neighbour(index_t n, unsigned faces, int i, int s, const StreamCollideArgs<T, R>& a) {
+  const field::PaddedGrid& g = a.grid;
+  index_t m = n + s * g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+  if (faces) {
+    const index_t period[3] = {g.nx, g.ny * g.sx, g.nz * g.sy};
+    EDDY_UNROLL for (int d = 0; d < L::d; ++d) {
+      const int c = s * L::c(i, d);
+      if (c < 0 && ((faces >> (2 * d)) & 1u)) m += period[d];
+      if (c > 0 && ((faces >> (2 * d + 1)) & 1u)) m -= period[d];
     }
   }
-  EDDY_HD EDDY_INLINE index_t operator()(int i, int s) const {
-    if (Special && wrap) return w.neighbour(a.grid, a.wrap_axes, s * L::c(i, 0), s * L::c(i, 1), s * L::c(i, 2));
-    return n + s * a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
-  }
-};
+  return m;
+}
 
 /// Moving-wall correction 6 w_i (c_i . u_w) for a population leaving a wall of code `flag` along c_i.
 template <class L, class T, class R>
@@ -93,21 +92,22 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
 
 /// Populations f_i(x, t) of padded cell n at the start of a step of kind Odd: the cell's own slots
 /// before an even step; before an odd step, the upstream cells' post-collision values (this is the
-/// streaming), with bounce-back from solid neighbours. `Special` is whether the cell has a solid
-/// neighbour or wraps (its `special` bits): only then are the neighbours' flags read, one byte per link,
-/// and wrapped neighbours found. It is a compile-time flag so that the bulk of a domain streams with
-/// unconditional loads and stores, all of them in flight at once; with a run-time flag the per-link
-/// branches kept the odd step's loads apart (half the even step's bandwidth on an H200).
+/// streaming), with bounce-back from solid neighbours. `Special` cells (near a solid or on a wrapped
+/// face: CellFlag::special, given with their wrapped `faces`) find wrapped neighbours and, near a solid,
+/// read the neighbours' flags, one byte per link. The bulk (Special = false) streams with fixed
+/// offsets and unconditional loads and stores, all in flight at once, and runs as its own kernel: with
+/// the special cases in the same code (a run-time branch per link, or per cell) the odd step ran at half
+/// the even step's bandwidth on an H200 (loads kept apart, registers, divergent warps on every row).
 template <class L, bool Odd, bool Special, class T, class R>
-EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
+EDDY_HD EDDY_INLINE void load(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
-  [[maybe_unused]] const Neighbours<L, Special, T, R> at(n, a);
+  [[maybe_unused]] const bool near = Special && (a.flags[n] & near_solid);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
       f[i] = R(a.f[i * N + n]);
     } else {
-      const index_t m = at(i, -1);
-      const std::uint8_t fl = Special ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+      const index_t m = Special ? neighbour<L>(n, faces, i, -1, a) : n - a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+      const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         f[i] = R(a.f[opposite(i) * N + m]);
       else
@@ -120,15 +120,15 @@ EDDY_HD EDDY_INLINE void load(index_t n, const StreamCollideArgs<T, R>& a, R (&f
 /// step; after an odd step slot i of the downstream cells, or bounced back into the cell's own slot
 /// opp(i) where the downstream cell is solid (Special, as in load()).
 template <class L, bool Odd, bool Special, class T, class R>
-EDDY_HD EDDY_INLINE void store(index_t n, const StreamCollideArgs<T, R>& a, const R (&f)[L::q]) {
+EDDY_HD EDDY_INLINE void store(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a, const R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
-  [[maybe_unused]] const Neighbours<L, Special, T, R> at(n, a);
+  [[maybe_unused]] const bool near = Special && (a.flags[n] & near_solid);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
       a.f[opposite(i) * N + n] = T(f[i]);
     } else {
-      const index_t m = at(i, +1);
-      const std::uint8_t fl = Special ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+      const index_t m = Special ? neighbour<L>(n, faces, i, +1, a) : n + a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+      const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         a.f[i * N + m] = T(f[i]);
       else
@@ -139,32 +139,14 @@ EDDY_HD EDDY_INLINE void store(index_t n, const StreamCollideArgs<T, R>& a, cons
 
 /// One cell's update with the kind of step and the special case fixed at compile time.
 template <class L, bool Odd, bool Special, class T, class R, class Collision>
-EDDY_HD EDDY_INLINE void stream_collide_cell(index_t n, const StreamCollideArgs<T, R>& a,
-                                             const Collision& collide) {
+EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
+                                        const Collision& collide) {
   R f[L::q];
-  load<L, Odd, Special>(n, a, f);
+  load<L, Odd, Special>(n, faces, a, f);
   R drho, u[3];
   moments<L>(f, drho, u, a.force);
   collide.template operator()<L>(f, drho, u);
-  store<L, Odd, Special>(n, a, f);
-}
-
-/// Update padded cell n; Odd selects the kind of step.
-template <class L, bool Odd, class T, class R, class Collision>
-EDDY_HD EDDY_INLINE void stream_collide(index_t n, const StreamCollideArgs<T, R>& a,
-                                        const Collision& collide) {
-  if constexpr (Odd) {
-    // A solid cell inside the block (a body) takes no odd step: it would stream into its fluid
-    // neighbours' slots. Its even step touches only its own slots, which no fluid cell reads.
-    const std::uint8_t own = a.flags[n];
-    if ((own & kind_mask) != fluid) return;
-    if (own & special)
-      stream_collide_cell<L, true, true>(n, a, collide);
-    else
-      stream_collide_cell<L, true, false>(n, a, collide);
-  } else {
-    stream_collide_cell<L, false, false>(n, a, collide);
-  }
+  store<L, Odd, Special>(n, faces, a, f);
 }
 
 /// Populations f_i(x, t) of padded cell n at the current time: those the next step will load (after an
@@ -177,11 +159,11 @@ EDDY_HD EDDY_INLINE void cell_populations(index_t n, const StreamCollideArgs<T, 
     return;
   }
   if (!next_odd)
-    load<L, false, false>(n, a, f);
+    load<L, false, false>(n, 0, a, f);
   else if (a.flags[n] & special)
-    load<L, true, true>(n, a, f);
+    load<L, true, true>(n, wrapped_faces(a.grid, a.wrap_axes, n), a, f);
   else
-    load<L, true, false>(n, a, f);
+    load<L, true, false>(n, 0, a, f);
 }
 
 /// Density deviation and velocity of padded cell n at the current time.
