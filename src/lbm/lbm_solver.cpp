@@ -555,10 +555,11 @@ class SolverImpl final : public Solver {
         const int b = body[static_cast<std::size_t>(m)];
         if (b >= 0) {
           l.kind = body_link, l.body = b;
-          const Real3 a = layout.centre(x);
-          Real3 e = a;
-          for (int d = 0; d < setup_.dims; ++d) e[static_cast<std::size_t>(d)] += L::c(k, d) * setup_.dx;
-          const double q = setup_.interpolated_walls ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(a, e) : -1.0;
+          const Real3 from = layout.centre(x);
+          Real3 to = from;
+          for (int d = 0; d < setup_.dims; ++d) to[static_cast<std::size_t>(d)] += L::c(k, d) * setup_.dx;
+          const double q =
+              setup_.interpolated_walls ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(from, to) : -1.0;
           l.q = q < 0.0 ? 0.5 : q;
           if (is_fluid(back)) l.aux = back;
           by_body[static_cast<std::size_t>(b)].push_back(l);
