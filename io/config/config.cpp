@@ -233,6 +233,13 @@ std::string expected(const std::vector<double>*, const Rule& rule) {
                         : "a list of numbers (e.g. [1.0, 0.0])";
 }
 std::string expected(const std::vector<long>*, const Rule&) { return "a list of integers (e.g. [64, 64])"; }
+std::string expected(const std::vector<BodySpec>*, const Rule&) {
+  return "a list of bodies (e.g. [{type: cylinder, center: [0.2, 0.2], radius: 0.05}])";
+}
+std::string expected(const BodySpec*, const Rule&) {
+  return "a body: a map with keys type, center, radius, ... (e.g. {type: sphere, center: [0.5, 0.5, 0.5], "
+         "radius: 0.1})";
+}
 std::string expected(const Schedule*, const Rule&) {
   return "a step count (e.g. 100) or a time with suffix t (e.g. 0.5t); 0 = never";
 }
@@ -281,6 +288,44 @@ void parse(const YAML::Node& n, const std::string& path, Schedule& out, const Ru
     const auto k = to_long(s);
     if (!k) wrong_type<Schedule>(w, path, n, rule);
     out = Schedule{*k, 0.0};
+  }
+}
+
+/// The keys of one body with their rules (schema.hpp's visit(BodySpec&)).
+struct BodyKeys {
+  using Ref = std::variant<std::string*, double*, std::vector<double>*>;
+  std::vector<std::pair<std::string, std::pair<Ref, Rule>>> keys;
+  template <class T>
+  void field(const char* key, T& value, const Rule& rule = {}) {
+    keys.push_back({key, {Ref(&value), rule}});
+  }
+  std::string names() const {
+    std::vector<std::string> out;
+    for (const auto& k : keys) out.push_back(k.first);
+    return join(out, ", ");
+  }
+};
+
+template <class T>
+void parse(const YAML::Node& n, const std::string& path, std::vector<T>& out, const Rule& rule, Where& w);
+
+/// One entry of geometry.bodies: a map of the body keys, unknown or repeated keys refused.
+void parse(const YAML::Node& n, const std::string& path, BodySpec& out, const Rule& rule, Where& w) {
+  if (!n.IsMap()) wrong_type<BodySpec>(w, path, n, rule);
+  BodyKeys keys;
+  visit(out, keys);
+  std::set<std::string> seen;
+  for (const auto& pair : n) {
+    const YAML::Node key = pair.first;
+    const YAML::Node value = pair.second;
+    const std::string name = key.IsScalar() ? key.Scalar() : describe(key);
+    const std::string at = path + "." + name;
+    w.mark(at, key.Mark());
+    if (!seen.insert(name).second) w.fail(at, "duplicate key");
+    const auto k = std::find_if(keys.keys.begin(), keys.keys.end(), [&](const auto& e) { return e.first == name; });
+    if (k == keys.keys.end()) w.fail(at, "unknown key; valid keys in a body: " + keys.names());
+    w.mark(at, value.Mark());
+    std::visit([&](auto* ref) { parse(value, at, *ref, k->second.second, w); }, k->second.first);
   }
 }
 
@@ -482,10 +527,22 @@ void check(const std::string& path, const Schedule& v, const Rule&, const Where&
     w.fail(path, "must be >= 0 (" + expected(static_cast<const Schedule*>(nullptr), {}) + ")");
   }
 }
+void check(const std::string& path, const std::vector<double>& v, const Rule& r, const Where& w);
+void check(const std::string& path, const BodySpec& body, const Rule&, const Where& w) {
+  BodySpec copy = body;
+  BodyKeys keys;
+  visit(copy, keys);
+  for (const auto& k : keys.keys)
+    std::visit([&](auto* ref) { check(path + "." + k.first, *ref, k.second.second, w); }, k.second.first);
+}
 template <class T>
 void check(const std::string& path, const std::vector<T>& v, const Rule& r, const Where& w) {
   if (v.size() == 1 && r.scalar_ok) return check(path, v[0], r, w);  // most likely written as a scalar
   for (std::size_t i = 0; i < v.size(); ++i) check(path + "[" + std::to_string(i) + "]", v[i], r, w);
+}
+
+void check(const std::string& path, const std::vector<double>& v, const Rule& r, const Where& w) {
+  check<double>(path, v, r, w);
 }
 
 void check_name(const std::string& name, const Where& w) {
@@ -567,6 +624,69 @@ void check_boundaries(RunSpec& s, const Where& w) {
   }
 }
 
+/// Open faces (velocity_inlet, pressure_outlet, outflow): LBM only, with the keys each needs.
+void check_open_faces(RunSpec& s, const Where& w) {
+  FaceCollector c;
+  visit(s.boundaries, c);
+  const std::size_t dims = static_cast<std::size_t>(s.dimensions());
+  if (s.initial.type == "inflow" &&
+      std::none_of(c.faces.begin(), c.faces.begin() + long(2 * dims),
+                   [](const auto& f) { return f.second->type == "velocity_inlet"; }))
+    w.fail("initial.type", "'inflow' starts from the velocity_inlet's profile, but no face is a velocity_inlet");
+  for (std::size_t i = 0; i < c.faces.size(); ++i) {
+    const FaceSpec& f = *c.faces[i].second;
+    const std::string key = "boundaries." + c.faces[i].first;
+    const bool open = f.type == "velocity_inlet" || f.type == "pressure_outlet" || f.type == "outflow";
+    if (!open) continue;
+    if (i >= 2 * dims) w.fail(key + ".type", "'" + f.type + "' on a face the 2D domain does not have");
+    if (f.type == "velocity_inlet" && f.velocity.size() != dims)
+      w.fail(w.has(key + ".velocity") ? key + ".velocity" : key + ".type",
+             "a velocity_inlet needs " + key + ".velocity with one entry per dimension (" +
+                 std::to_string(dims) + "), got " + std::to_string(f.velocity.size()));
+  }
+}
+
+/// geometry: bodies with the keys their type needs (and none it does not use), coefficient scales.
+void check_geometry(RunSpec& s, const Where& w) {
+  GeometrySpec& g = s.geometry;
+  const std::size_t dims = static_cast<std::size_t>(s.dimensions());
+  if (s.solver != "lbm" && !g.bodies.empty())
+    w.fail("geometry.bodies", "solid bodies are available with solver lbm only; remove them");
+  for (std::size_t b = 0; b < g.bodies.size(); ++b) {
+    const BodySpec& body = g.bodies[b];
+    const std::string key = "geometry.bodies[" + std::to_string(b) + "]";
+    const bool round = body.type == "cylinder" || body.type == "sphere";
+    const auto need = [&](const char* leaf, bool wanted, bool given, const std::string& what) {
+      if (wanted && !given) w.fail(key + "." + leaf, "a " + body.type + " needs " + what);
+      if (!wanted && given) w.fail(key + "." + leaf, "is not a key of a " + body.type + "; remove it");
+    };
+    const std::string per_dim = "one entry per dimension (" + std::to_string(dims) + ")";
+    need("center", round, !body.center.empty(), "center: " + per_dim);
+    if (round && body.center.size() != dims) w.fail(key + ".center", "needs " + per_dim);
+    need("radius", round, body.radius > 0, "radius > 0");
+    if (!body.axis.empty() && (body.type != "cylinder" || dims != 3))
+      w.fail(key + ".axis", "only a cylinder in 3D has an axis (a 2D cylinder is a disc along z)");
+    if (!body.axis.empty() && body.axis.size() != 3) w.fail(key + ".axis", "needs 3 entries");
+    if (body.length > 0 && (body.type != "cylinder" || dims != 3))
+      w.fail(key + ".length", "only a cylinder in 3D has a length; remove it");
+    need("lo", body.type == "box", !body.lo.empty(), "lo: " + per_dim);
+    need("hi", body.type == "box", !body.hi.empty(), "hi: " + per_dim);
+    if (body.type == "box") {
+      if (body.lo.size() != dims) w.fail(key + ".lo", "needs " + per_dim);
+      if (body.hi.size() != dims) w.fail(key + ".hi", "needs " + per_dim);
+      for (std::size_t d = 0; d < dims; ++d)
+        if (!(body.lo[d] < body.hi[d]))
+          w.fail(key + ".hi", "every entry must be above its lo (entry " + std::to_string(d) + ")");
+    }
+  }
+  if (g.reference_velocity > 0) {
+    if (!(g.reference_length > 0))
+      w.fail("geometry.reference_length", "the force coefficients need a reference length > 0 [m]");
+    if (dims == 3 && !(g.reference_area > 0))
+      w.fail("geometry.reference_area", "the force coefficients in 3D need a reference area > 0 [m^2]");
+  }
+}
+
 void check_forcing(const RunSpec& s, const Where& w) {
   const ForcingSpec& f = s.physics.forcing;
   if (s.validation.reference == "kolmogorov" && (f.type != "kolmogorov" || s.solver != "spectral")) {
@@ -644,6 +764,10 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
     w.fail("numerics.precision", "'fp32/fp16' is only available with solver lbm; use fp64 or fp32");
   }
   check_boundaries(s, w);
+  if (s.solver == "lbm") check_open_faces(s, w);
+  if (s.solver != "lbm" && s.initial.type == "inflow")
+    w.fail("initial.type", "'inflow' is available with solver lbm only");
+  check_geometry(s, w);
   check_forcing(s, w);
 
   if (!(s.run.end_time > 0) && s.run.steps <= 0) {
@@ -664,6 +788,18 @@ std::string emit(const long* v) { return fmt(*v); }
 std::string emit(const bool* v) { return *v ? "true" : "false"; }
 std::string emit(const Schedule* v) { return v->time > 0 ? fmt(v->time) + "t" : fmt(v->steps); }
 template <class T>
+std::string emit(const std::vector<T>* v);
+/// A body as a one-line YAML map of every key.
+std::string emit(const BodySpec* v) {
+  BodySpec copy = *v;
+  BodyKeys keys;
+  visit(copy, keys);
+  std::vector<std::string> items;
+  for (const auto& k : keys.keys)
+    items.push_back(k.first + ": " + std::visit([](const auto* ref) { return emit(ref); }, k.second.first));
+  return "{" + join(items, ", ") + "}";
+}
+template <class T>
 std::string emit(const std::vector<T>* v) {
   std::vector<std::string> items;
   for (const T& x : *v) items.push_back(emit(&x));
@@ -675,6 +811,8 @@ bool same(const T& a, const T& b) {
   return a == b;
 }
 bool same(const Schedule& a, const Schedule& b) { return a.steps == b.steps && a.time == b.time; }
+/// Bodies are equal when their resolved YAML is (shortest round-trip numbers: exact).
+bool same(const std::vector<BodySpec>& a, const std::vector<BodySpec>& b) { return emit(&a) == emit(&b); }
 
 /// YAML allows no C0 control characters but tab, LF and CR (YAML 1.2, 5.1), and yaml-cpp 0.7 can loop
 /// forever on some of them (found by tests/fuzz): refuse them before parsing.

@@ -17,8 +17,15 @@ using Schedule = eddy::Schedule;
 
 /// One face of the box: `x_min`, `x_max`, `y_min`, ... (LBM).
 struct FaceSpec {
-  std::string type = "wall";       ///< wall | moving_wall | periodic
-  std::vector<double> velocity{};  ///< wall velocity [m/s] (moving_wall only), one entry per dimension
+  std::string type = "wall";       ///< wall | moving_wall | periodic | velocity_inlet | pressure_outlet |
+                                   ///< outflow (LBM open boundaries, lbm/boundary_k.hpp)
+  std::vector<double> velocity{};  ///< moving_wall: wall velocity; velocity_inlet: inflow velocity (the
+                                   ///< peak of a parabolic profile) [m/s], one entry per dimension
+  std::string profile = "uniform";  ///< velocity_inlet: uniform | parabolic (4 s (1 - s) across every
+                                    ///< tangential direction of the face, s the fraction of the edge)
+  double ramp_time = 0.0;           ///< velocity_inlet: time [s] over which the inflow rises smoothly
+                                    ///< from 0, (1 - cos(pi t / T)) / 2; 0 = at full speed from the start
+  double pressure = 0.0;            ///< pressure_outlet: pressure [Pa] relative to the reference pressure
 };
 
 struct DomainSpec {
@@ -89,7 +96,8 @@ struct BoundarySpec {
 };
 
 struct InitialSpec {
-  std::string type = "rest";      ///< rest | taylor_green | random_spectrum (spectral)
+  std::string type = "rest";      ///< rest | taylor_green | random_spectrum (spectral) | inflow (LBM:
+                                  ///< the first velocity_inlet's profile at full speed in every cell)
   double amplitude = 0.0;         ///< initial velocity amplitude [m/s]; 0 = physics.velocity
                                   ///< (random_spectrum: kinetic energy amplitude^2 / 2)
   double peak_wavenumber = 12.0;  ///< random_spectrum: k_p [1/m] of the energy spectrum
@@ -167,6 +175,27 @@ struct OptimizeSpec {
   long seed = 7;                ///< seed of the random initial perturbation (same spectrum as `initial`)
 };
 
+/// One solid body of `geometry.bodies`, physical units. The keys a type does not use must stay unset.
+struct BodySpec {
+  std::string type = "cylinder";  ///< cylinder (2D: a disc) | sphere | box
+  std::vector<double> center{};   ///< cylinder, sphere: centre [m], one entry per dimension
+  double radius = 0.0;            ///< cylinder, sphere: radius [m]
+  std::vector<double> axis{};     ///< cylinder in 3D: axis direction (empty = [0, 0, 1])
+  double length = 0.0;            ///< cylinder in 3D: length along the axis [m]; 0 = infinite
+  std::vector<double> lo{};       ///< box: lower corner [m], one entry per dimension
+  std::vector<double> hi{};       ///< box: upper corner [m]
+};
+
+/// Solid bodies in the LBM domain and the reference scales of their force coefficients.
+struct GeometrySpec {
+  std::vector<BodySpec> bodies{};   ///< the bodies; a cell whose centre lies in one is solid
+  std::string wall = "bouzidi";     ///< bouzidi (linear interpolated bounce-back, Bouzidi et al. 2001,
+                                    ///< where the body gives the exact wall position) | halfway
+  double reference_velocity = 0.0;  ///< U of C = 2 F / (rho U^2 A) [m/s]; 0 = no coefficients
+  double reference_length = 0.0;    ///< D [m]: A = D in 2D (force per unit depth); the Strouhal f D / U
+  double reference_area = 0.0;      ///< A [m^2] in 3D (needed there with reference_velocity)
+};
+
 /// The whole run.
 struct RunSpec {
   std::string name = "run";    ///< run name: output goes to out/<name> by default
@@ -175,6 +204,7 @@ struct RunSpec {
   PhysicsSpec physics{};
   NumericsSpec numerics{};
   BoundarySpec boundaries{};
+  GeometrySpec geometry{};
   InitialSpec initial{};
   OutputSpec output{};
   RunControlSpec run{};

@@ -63,8 +63,34 @@ inline Rule between(double lo, double hi, bool hi_open) {
 
 template <class V>
 void visit(FaceSpec& s, V& v) {
-  v.field("type", s.type, one_of({"wall", "moving_wall", "periodic"}));
+  v.field("type", s.type,
+          one_of({"wall", "moving_wall", "periodic", "velocity_inlet", "pressure_outlet", "outflow"}));
   v.field("velocity", s.velocity);
+  v.field("profile", s.profile, one_of({"uniform", "parabolic"}));
+  v.field("ramp_time", s.ramp_time, at_least(0));
+  v.field("pressure", s.pressure);
+}
+
+/// The keys of one body (a list entry of geometry.bodies, loaded by config.cpp's parse for BodySpec).
+/// A new body type = its name here + the keys it needs + its constructor in app/geometry_case.cpp.
+template <class V>
+void visit(BodySpec& s, V& v) {
+  v.field("type", s.type, one_of({"cylinder", "sphere", "box"}));
+  v.field("center", s.center);
+  v.field("radius", s.radius, at_least(0));
+  v.field("axis", s.axis);
+  v.field("length", s.length, at_least(0));
+  v.field("lo", s.lo);
+  v.field("hi", s.hi);
+}
+
+template <class V>
+void visit(GeometrySpec& s, V& v) {
+  v.field("bodies", s.bodies);
+  v.field("wall", s.wall, one_of({"bouzidi", "halfway"}));
+  v.field("reference_velocity", s.reference_velocity, at_least(0));
+  v.field("reference_length", s.reference_length, at_least(0));
+  v.field("reference_area", s.reference_area, at_least(0));
 }
 
 template <class V>
@@ -129,7 +155,7 @@ void visit(BoundarySpec& s, V& v) {
 
 template <class V>
 void visit(InitialSpec& s, V& v) {
-  v.field("type", s.type, one_of({"rest", "taylor_green", "random_spectrum"}));
+  v.field("type", s.type, one_of({"rest", "taylor_green", "random_spectrum", "inflow"}));
   v.field("amplitude", s.amplitude, at_least(0));
   v.field("peak_wavenumber", s.peak_wavenumber, above(0));
   v.field("spectrum_shape", s.spectrum_shape, at_least(0));
@@ -214,6 +240,7 @@ void visit(RunSpec& s, V& v) {
   v.section("physics", s.physics);
   v.section("numerics", s.numerics);
   v.section("boundaries", s.boundaries);
+  v.section("geometry", s.geometry);
   v.section("initial", s.initial);
   v.section("output", s.output);
   v.section("run", s.run);
@@ -223,8 +250,8 @@ void visit(RunSpec& s, V& v) {
 }
 
 /// A pointer to one leaf value of a RunSpec.
-using FieldRef =
-    std::variant<std::string*, double*, long*, bool*, std::vector<long>*, std::vector<double>*, Schedule*>;
+using FieldRef = std::variant<std::string*, double*, long*, bool*, std::vector<long>*, std::vector<double>*,
+                              Schedule*, std::vector<BodySpec>*>;
 
 /// One key of the schema: full dotted path ("numerics.precision"), where its value lives, and its rule.
 struct Field {

@@ -1,7 +1,9 @@
 #include "app/lbm_case.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "app/geometry_case.hpp"
 #include "cases/taylor_green/taylor_green.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -62,12 +64,27 @@ LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   const config::FaceSpec* faces[6] = {&spec.boundaries.x_min, &spec.boundaries.x_max, &spec.boundaries.y_min,
                                       &spec.boundaries.y_max, &spec.boundaries.z_min, &spec.boundaries.z_max};
   for (int f = 0; f < 6; ++f) {
-    const std::string& t = faces[f]->type;
-    s.faces[f] = t == "periodic" ? lbm::FaceKind::periodic
-                                 : (t == "moving_wall" ? lbm::FaceKind::moving_wall : lbm::FaceKind::wall);
-    for (std::size_t d = 0; d < faces[f]->velocity.size() && d < 3; ++d)
-      s.wall_velocity[f][d] = c.units.to_lattice_velocity(faces[f]->velocity[d]);
+    const config::FaceSpec& face = *faces[f];
+    const std::string& t = face.type;
+    s.faces[f] = t == "periodic"          ? lbm::FaceKind::periodic
+                 : t == "moving_wall"     ? lbm::FaceKind::moving_wall
+                 : t == "velocity_inlet"  ? lbm::FaceKind::velocity_inlet
+                 : t == "pressure_outlet" ? lbm::FaceKind::pressure_outlet
+                 : t == "outflow"         ? lbm::FaceKind::outflow
+                                          : lbm::FaceKind::wall;
+    for (std::size_t d = 0; d < face.velocity.size() && d < 3; ++d)
+      s.wall_velocity[f][d] = c.units.to_lattice_velocity(face.velocity[d]);
+    if (t == "velocity_inlet") {
+      s.parabolic[f] = face.profile == "parabolic";
+      s.ramp_steps = std::max(s.ramp_steps, face.ramp_time / c.units.dt);
+    }
+    // p = c_s^2 drho in lattice units.
+    if (t == "pressure_outlet")
+      s.outlet_drho[f] = 3.0 * face.pressure / (c.units.density * std::pow(c.units.dx / c.units.dt, 2));
   }
+  s.bodies = make_bodies(spec);
+  s.dx = dx;
+  s.interpolated_walls = spec.geometry.wall == "bouzidi";
   c.block = io::Block::whole(dims, cells);
   c.block.offset = mine.offset;
   c.block.extent = mine.extent;
@@ -75,6 +92,18 @@ LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
 }
 
 lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c) {
+  if (spec.initial.type == "inflow") {
+    // The first velocity inlet's profile in every cell, uniform density.
+    int face = 0;
+    while (face < 5 && c.setup.faces[static_cast<std::size_t>(face)] != lbm::FaceKind::velocity_inlet) ++face;
+    const lbm::Setup s = c.setup;
+    return [s, face](index_t x, index_t y, index_t z) {
+      const index_t cell[3] = {x, y, z};
+      lbm::CellState st;
+      st.u = lbm::inlet_velocity(s, face, cell);
+      return st;
+    };
+  }
   if (spec.initial.type != "taylor_green") return [](index_t, index_t, index_t) { return lbm::CellState{}; };
   cases::TaylorGreen tg;
   tg.dims = spec.dimensions();

@@ -1,8 +1,10 @@
 // `eddy run` for solver: lbm.
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 
+#include "app/geometry_case.hpp"
 #include "app/lbm_case.hpp"
 #include "app/output.hpp"
 #include "app/run.hpp"
@@ -30,6 +32,56 @@ void check_restart_time_step(const io::CheckpointMeta& ckpt, double dt, const st
         cat("--restart ", path, ": the checkpoint's time step (from numerics.lattice_velocity, physics, ",
             "domain) is ", ckpt.time / double(ckpt.step), " s but the config's is ", dt,
             " s; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
+}
+
+/// The end-of-run report of the bodies: log lines and <out>/bodies.txt (rank 0).
+std::vector<BodyReport> report_bodies(const config::RunSpec& spec, const LbmCase& c, const std::vector<Real3>& forces,
+                                      const std::vector<double>& pressure, const CoefficientSeries& series,
+                                      const std::string& dir) {
+  const config::GeometrySpec& geo = spec.geometry;
+  const int dims = c.setup.dims;
+  const bool coefficients = geo.reference_velocity > 0;
+  const double area = dims == 2 ? geo.reference_length : geo.reference_area;
+  std::vector<BodyReport> reports;
+  std::ofstream file(dir + "/bodies.txt");
+  file << "# eddy: forces on the bodies at the end of the run (t = " << series.t.size() << " coefficient samples)\n";
+  for (std::size_t b = 0; b < forces.size(); ++b) {
+    BodyReport rep;
+    rep.force = forces[b];
+    const config::BodySpec& body = spec.geometry.bodies[b];
+    std::string line = cat("body ", b, " (", c.setup.bodies[b]->describe(), "): force (", forces[b][0], ", ",
+                           forces[b][1], dims == 3 ? cat(", ", forces[b][2]) : std::string(), ") ",
+                           dims == 2 ? "N/m" : "N");
+    if (coefficients) {
+      const double k = 2.0 / (spec.physics.density * geo.reference_velocity * geo.reference_velocity * area);
+      rep.cd = forces[b][0] * k, rep.cl = forces[b][1] * k;
+      line += cat("; drag coefficient ", rep.cd, ", lift coefficient ", rep.cl);
+    }
+    // Pressure difference between the upstream and downstream points of a round body on the x axis
+    // through its centre (the DFG benchmark's p(x_a) - p(x_e)).
+    if (body.type == "cylinder" || body.type == "sphere") {
+      Real3 front{0.0, 0.0, 0.0}, back{0.0, 0.0, 0.0};
+      for (std::size_t d = 0; d < body.center.size(); ++d) front[d] = back[d] = body.center[d];
+      front[0] -= body.radius, back[0] += body.radius;
+      const Int3 cells = c.block.global;
+      rep.pressure_difference =
+          extrapolate_to_wall(pressure, cells, dims, c.units.dx, front, {-1.0, 0.0, 0.0}) -
+          extrapolate_to_wall(pressure, cells, dims, c.units.dx, back, {1.0, 0.0, 0.0});
+      line += cat("; pressure difference front - back ", rep.pressure_difference, " Pa");
+    }
+    if (b == 0 && coefficients && !series.t.empty()) {
+      rep.summary = summarize(series, geo.reference_length, geo.reference_velocity);
+      const CoefficientSummary& s = rep.summary;
+      line += cat("; over the second half of the run: mean drag coefficient ", s.cd_mean, ", max ", s.cd_max,
+                  "; lift coefficient max ", s.cl_max, ", min ", s.cl_min);
+      line += s.strouhal > 0 ? cat("; Strouhal number ", s.strouhal, " (", s.periods, " lift periods)")
+                             : std::string("; no Strouhal number (steady lift or fewer than two periods)");
+    }
+    log::info(line);
+    file << line << "\n";
+    reports.push_back(rep);
+  }
+  return reports;
 }
 
 }  // namespace
@@ -65,6 +117,9 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
                 " cells; dx = ", u.dx, " m, dt = ", u.dt, " s, tau = ", u.tau, ", nu = ", u.nu,
                 " m^2/s, lattice velocity ", u.u_lb, " (Mach ", lbm::Units::mach(u.u_lb), "); ",
                 solver->bytes_allocated() / 1048576.0, " MiB on the device (rank 0)"));
+  if (!c.setup.bodies.empty() || solver->boundary_links() > 0)
+    log::info(cat(c.setup.bodies.size(), " bodies; ", comm.sum(double(solver->boundary_links())),
+                  " boundary links (bodies and open faces); walls: ", spec.geometry.wall));
   if (comm.size() > 1)
     log::info(cat("decomposition: ", c.decomposition.describe(), "; halo exchange ", c.exchanger->name()));
 
@@ -144,8 +199,32 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   // the non-equilibrium stress (equal to <|omega|^2>/2 for periodic incompressible flow, where
   // <|omega|^2> = 2 <S:S>), dissipation = 2 nu enstrophy (molecular), sgs_dissipation = <2 nu_t S:S>
   // (Smagorinsky), minus_dEdt from consecutive rows.
-  out.open_diagnostics({"kinetic_energy", "enstrophy", "dissipation", "minus_dEdt", "sgs_dissipation",
-                        "max_velocity", "mach", "mass_change", "mlups"});
+  // Bodies: the force of the fluid on each (momentum exchange, summed exactly over ranks), in N (3D) or
+  // N per metre of depth (2D), and with geometry.reference_velocity the coefficients
+  // C = 2 F / (rho U^2 A), A = reference_length in 2D, reference_area in 3D: drag along x, lift along y.
+  const config::GeometrySpec& geo = spec.geometry;
+  const std::size_t n_bodies = c.setup.bodies.size();
+  const int dims = c.setup.dims;
+  const bool coefficients = n_bodies > 0 && geo.reference_velocity > 0;
+  const double force_unit = u.density * std::pow(u.dx, dims + 1) / (u.dt * u.dt);
+  const double coefficient_unit =
+      coefficients ? 2.0 / (u.density * geo.reference_velocity * geo.reference_velocity *
+                            (dims == 2 ? geo.reference_length : geo.reference_area))
+                   : 0.0;
+  auto body_forces = [&] {
+    std::vector<Real3> f = solver->body_forces();
+    for (Real3& v : f)
+      for (double& x : v) x = comm.sum(x) * force_unit;  // exact: fixed-point values (lbm/boundary_k.hpp)
+    return f;
+  };
+  std::vector<std::string> columns{"kinetic_energy", "enstrophy", "dissipation", "minus_dEdt", "sgs_dissipation",
+                                   "max_velocity",   "mach",      "mass_change", "mlups"};
+  for (std::size_t b = 0; b < n_bodies; ++b) {
+    const std::string sfx = b == 0 ? "" : cat("_", b);
+    for (int d = 0; d < dims; ++d) columns.push_back(cat("force_", "xyz"[d], sfx));
+    if (coefficients) columns.push_back("drag_coefficient" + sfx), columns.push_back("lift_coefficient" + sfx);
+  }
+  out.open_diagnostics(columns);
   double last_wall = 0.0, last_e = 0.0, last_t = 0.0;
   long last_step = -1;
   std::vector<double> series_t, series_eps, series_e;  // -dE/dt at the interval midpoints (TGV check)
@@ -168,8 +247,13 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
           series_e.push_back(0.5 * (ke + last_e));
     last_wall = step_s, last_step = clk.step, last_e = ke, last_t = clk.time;
     const double mach = lbm::Units::mach(st.max_speed);
-    out.diagnostics(clk.step, clk.time,
-                    {ke, enstrophy, eps, minus_dedt, sgs, vmax, mach, st.mass / ncell, mlups});
+    std::vector<double> row{ke, enstrophy, eps, minus_dedt, sgs, vmax, mach, st.mass / ncell, mlups};
+    if (n_bodies > 0)
+      for (const Real3& f : body_forces()) {
+        for (int d = 0; d < dims; ++d) row.push_back(f[static_cast<std::size_t>(d)]);
+        if (coefficients) row.push_back(f[0] * coefficient_unit), row.push_back(f[1] * coefficient_unit);
+      }
+    out.diagnostics(clk.step, clk.time, row);
     std::string eta;
     if (planned > 0 && clk.step > 0)
       eta = " ETA " + RunOutput::duration(step_s / clk.step * (planned - clk.step));
@@ -181,6 +265,18 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   };
   simulation.add("diagnostics", spec.output.diagnostics.every, diagnostics, true);
   simulation.add("health", Schedule{spec.run.check_every, 0.0}, [&](const sim::Clock& clk) { health(clk); });
+
+  // The first body's coefficients, sampled 50 times per convective time D/U for the Strouhal number
+  // and the extremes of an unsteady run.
+  CoefficientSeries series;
+  if (coefficients) {
+    const long every = std::max(1L, std::lround(geo.reference_length / geo.reference_velocity / u.dt / 50.0));
+    simulation.add("coefficients", Schedule{every, 0.0}, [&](const sim::Clock& clk) {
+      const Real3 f = body_forces()[0];
+      series.t.push_back(clk.time);
+      series.cd.push_back(f[0] * coefficient_unit), series.cl.push_back(f[1] * coefficient_unit);
+    });
+  }
 
   auto write_fields = [&](const sim::Clock& clk) {
     std::vector<double> density, pressure;
@@ -222,6 +318,13 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   for (double& v : vel) v = u.to_velocity(v);
   vel = parallel::gather_to_root(vel, c.decomposition, c.setup.dims, comm);
   r.velocity = vel;
+  if (n_bodies > 0) {
+    std::vector<double> p(rho.size());
+    for (std::size_t k = 0; k < rho.size(); ++k) p[k] = u.to_pressure(rho[k] - 1.0);
+    p = parallel::gather_to_root(p, c.decomposition, 1, comm);
+    const std::vector<Real3> forces = body_forces();
+    if (comm.root()) r.bodies = report_bodies(spec, c, forces, p, series, out.dir().string());
+  }
   if (!comm.root()) return r;  // validation runs on rank 0, which holds the gathered field
   if (spec.validation.reference == "ghia1982") {
     std::vector<double> scaled = vel;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "app/geometry_case.hpp"
 #include "app/validation.hpp"
 #include "cases/taylor_green/tgv_reference.hpp"
 #include "io/config/run_spec.hpp"
@@ -16,6 +17,14 @@ struct RunOptions {
   bool quiet = false;   ///< no progress lines on the terminal (run.log still gets them)
   std::string
       restart;  ///< "" = fresh start; "auto" = newest valid checkpoint of the output directory; or a path
+};
+
+/// What an LBM run reports about one body at its end (physical units).
+struct BodyReport {
+  Real3 force{0.0, 0.0, 0.0};        ///< N (3D) or N/m (2D)
+  double cd = 0.0, cl = 0.0;         ///< drag and lift coefficients at the end (0 without a reference)
+  double pressure_difference = 0.0;  ///< p(front) - p(back) on the x axis through a round body's centre [Pa]
+  CoefficientSummary summary;        ///< extremes and Strouhal number (the first body, with a reference)
 };
 
 struct RunResult {
@@ -35,6 +44,7 @@ struct RunResult {
                                             ///< x fastest, `dims` components (for tests and validation)
   double ms_per_step = 0.0;                 ///< wall-clock milliseconds per time step, whole run (spectral)
   std::optional<cases::TgvComparison> tgv;  ///< when validation.reference is tgv_re1600 (spectral, 3D)
+  std::vector<BodyReport> bodies;           ///< LBM with geometry.bodies: per body, on rank 0
 };
 
 /// Run the configured case to its end. Collective over `comm`.

@@ -117,15 +117,23 @@ class GhostLayout {
           bool unused = false;
           for (int d = 0; d < s_.dims; ++d) unused = unused || (((wrap >> d) & 1u) && outside(d, p[d]));
           if (unused) continue;
+          // A body cell takes no odd step and its fluid neighbours bounce back from it: no population
+          // crosses between a ghost and an interior cell when either is solid (and a stale one sent back
+          // after an odd step would overwrite what the fluid neighbour bounced into its own slot).
+          if (!s_.bodies.empty() && body_at(img) >= 0) continue;
           for (int j = 1; j < L::q; ++j) {
             bool upstream_inside = true;
+            index_t up[3] = {0, 0, 0};
             for (int d = 0; d < s_.dims; ++d) {
               index_t u = p[d] - L::c(j, d);
               if ((wrap >> d) & 1u) u += u < lo[d] ? box[1][static_cast<std::size_t>(d)] : 0;
               if ((wrap >> d) & 1u) u -= u >= lo[d] + box[1][static_cast<std::size_t>(d)] ? box[1][static_cast<std::size_t>(d)] : 0;
               upstream_inside = upstream_inside && !outside(d, u);
+              up[d] = box[0][static_cast<std::size_t>(d)] + u - lo[d];
             }
-            if (upstream_inside) visit(g.padded(x, y, z), j, img);
+            if (!upstream_inside) continue;
+            if (!s_.bodies.empty() && body_at(up) >= 0) continue;
+            visit(g.padded(x, y, z), j, img);
           }
         }
   }
@@ -149,8 +157,10 @@ class GhostLayout {
       if (k == FaceKind::periodic) {
         img[d] = (img[d] % n + n) % n;
       } else {
-        // A resting wall wins at edges shared with a moving one.
-        const std::uint8_t code = k == FaceKind::wall ? std::uint8_t(wall) : std::uint8_t(moving_wall + face);
+        // A resting wall wins at edges shared with a moving one. Open faces are resting walls here:
+        // their boundary links (boundary_k.hpp) replace what bounces back from them.
+        const std::uint8_t code =
+            k == FaceKind::moving_wall ? std::uint8_t(moving_wall + face) : std::uint8_t(wall);
         if (flag == fluid || code == wall) flag = code;
       }
     }
@@ -177,6 +187,26 @@ class GhostLayout {
   }
 
   const field::PaddedGrid& grid() const { return grid_; }
+
+  /// Physical centre of global cell c in the bodies' coordinates: (c + 1/2) dx, z = 0 in 2D.
+  Real3 centre(const index_t (&c)[3]) const {
+    Real3 p{0.0, 0.0, 0.0};
+    for (int d = 0; d < s_.dims; ++d) p[static_cast<std::size_t>(d)] = (double(c[d]) + 0.5) * s_.dx;
+    return p;
+  }
+
+  /// The first body (Setup order) holding the centre of global cell c, or -1. Cell centres are at
+  /// (c + 1/2) dx, z = 0 in 2D; the answer depends on c alone, so every rank agrees.
+  int body_at(const index_t (&c)[3]) const {
+    const Real3 p = centre(c);
+    for (std::size_t b = 0; b < s_.bodies.size(); ++b) {
+      const geometry::Aabb box = s_.bodies[b]->bounds();
+      bool in_box = true;
+      for (std::size_t d = 0; d < 3; ++d) in_box = in_box && p[d] >= box.lo[d] && p[d] <= box.hi[d];
+      if (in_box && s_.bodies[b]->inside(p)) return static_cast<int>(b);
+    }
+    return -1;
+  }
 
  private:
   bool inside(int r, const index_t (&c)[3]) const {

@@ -7,6 +7,7 @@
 
 #include "backend/parallel.hpp"
 #include "core/error.hpp"
+#include "lbm/boundary_k.hpp"
 #include "lbm/collide_k.hpp"
 #include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
@@ -76,6 +77,36 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
       stream_collide<L, true, true>(e & index_mask, unsigned(e >> special_shift), a, collision);
     });
   }
+}
+
+/// The boundary links after a step of parity `odd`: all new values first, then the writes.
+template <class L, class T, class R>
+void launch_boundary_links(const StreamCollideArgs<T, R>& a, bool odd, const BoundaryLink* links, index_t n,
+                           double ramp, double* values, long long* force) {
+  backend::parallel_for("lbm::boundary_values", n, [=] EDDY_DEVICE(index_t t) {
+    boundary_link_value<L>(a, odd, links[t], ramp, values[t], force + 3 * t);
+  });
+  backend::parallel_for("lbm::boundary_write", n, [=] EDDY_DEVICE(index_t t) {
+    a.f[opposite(links[t].k) * a.grid.n_padded + links[t].cell] = T(values[t]);
+  });
+}
+
+struct Sum3 {
+  long long x, y, z;
+};
+struct Sum3Op {
+  EDDY_HD Sum3 operator()(const Sum3& a, const Sum3& b) const { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+};
+
+/// Sum of the fixed-point momentum exchange of links [begin, end): integers, so the order is free.
+inline Sum3 reduce_link_force(const long long* force, index_t begin, index_t end) {
+  return backend::parallel_reduce(
+      "lbm::body_force", end - begin, Sum3{0, 0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        const long long* c = force + 3 * (begin + t);
+        return Sum3{c[0], c[1], c[2]};
+      },
+      Sum3Op{});
 }
 
 template <class T>
@@ -279,6 +310,12 @@ class SolverImpl final : public Solver {
       exchanger_->finish();
     }
     ++steps_;
+    if (n_links_ > 0) {
+      const double t = double(steps_), ramp_t = setup_.ramp_steps;
+      const double ramp = t < ramp_t ? 0.5 * (1.0 - std::cos(M_PI * t / ramp_t)) : 1.0;
+      launch_boundary_links<L>(args(), odd, links_.data(), n_links_, ramp,
+                               link_value_.data(), link_force_.data());
+    }
   }
 
   long steps() const override { return steps_; }
@@ -341,10 +378,22 @@ class SolverImpl final : public Solver {
   std::size_t bytes_allocated() const override {
     std::size_t pattern = 0;
     for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
-    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() + special_list_.bytes();
+    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() + special_list_.bytes() +
+           links_.bytes() + link_value_.bytes() + link_force_.bytes();
   }
   double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
   const Setup& setup() const override { return setup_; }
+
+  std::vector<Real3> body_forces() const override {
+    std::vector<Real3> out(setup_.bodies.size(), Real3{0.0, 0.0, 0.0});
+    for (std::size_t b = 0; b < out.size(); ++b) {
+      if (body_links_[b + 1] == body_links_[b]) continue;
+      const Sum3 s = reduce_link_force(link_force_.data(), body_links_[b], body_links_[b + 1]);
+      out[b] = {double(s.x) / force_scale, double(s.y) / force_scale, double(s.z) / force_scale};
+    }
+    return out;
+  }
+  index_t boundary_links() const override { return n_links_; }
 
  private:
   bool next_odd() const { return steps_ % 2 == 1; }
@@ -438,7 +487,9 @@ class SolverImpl final : public Solver {
         for (int d = 0; d < 3; ++d)
           wall_u_[moving_wall + f][d] =
               setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
-    std::vector<std::uint8_t> h = GhostLayout<L>(setup_).flags();
+    const GhostLayout<L> layout(setup_);
+    std::vector<std::uint8_t> h = layout.flags();
+    const std::vector<int> body = mark_bodies(layout, h);
     // near_solid on every interior fluid cell that has a solid cell along a lattice link, wraps on those
     // with a link across a wrapped axis (its neighbour there is the image cell): the kernels read
     // neighbour flags and find wrapped neighbours only there. Marked in a second pass, so the first
@@ -458,7 +509,112 @@ class SolverImpl final : public Solver {
     for (index_t t = 0; t < g.n_interior(); ++t)
       h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
     flags_.from_host(h);
+    build_links(layout, h, body);
     return h;
+  }
+
+  /// Mark every padded cell (interior or ghost image, in global coordinates, so every decomposition
+  /// sees the same solids) whose centre lies in a body as a wall; returns the body of each padded cell
+  /// (-1: none).
+  std::vector<int> mark_bodies(const GhostLayout<L>& layout, std::vector<std::uint8_t>& h) const {
+    std::vector<int> body(static_cast<std::size_t>(grid_.n_padded), -1);
+    if (setup_.bodies.empty()) return body;
+    const index_t px = grid_.sx, py = grid_.sy / grid_.sx;
+    backend::host_parallel_for(grid_.n_padded, [&](index_t n) {
+      const index_t p[3] = {n % px, (n / px) % py, n / grid_.sy};
+      index_t img[3];
+      std::uint8_t flag;
+      if (layout.classify(setup_.offset, setup_.cells, p, flag, img) == GhostLayout<L>::Kind::solid) return;
+      const int b = layout.body_at(img);
+      if (b < 0) return;
+      body[static_cast<std::size_t>(n)] = b;
+      h[static_cast<std::size_t>(n)] = wall;
+    });
+    return body;
+  }
+
+  /// The boundary links of the interior fluid cells (boundary_k.hpp), body links first, grouped by body.
+  void build_links(const GhostLayout<L>& layout, const std::vector<std::uint8_t>& h, const std::vector<int>& body) {
+    const PaddedGrid g = grid_;
+    const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
+    std::vector<std::vector<BoundaryLink>> by_body(setup_.bodies.size());
+    std::vector<BoundaryLink> open;
+    auto is_fluid = [&](index_t m) { return (h[static_cast<std::size_t>(m)] & kind_mask) == fluid; };
+    for (index_t t = 0; t < g.n_interior(); ++t) {
+      const index_t n = g.interior_to_padded(t);
+      if (!(h[static_cast<std::size_t>(n)] & near_solid)) continue;
+      const index_t x[3] = {t % g.nx + setup_.offset[0], (t / g.nx) % g.ny + setup_.offset[1],
+                            t / (g.nx * g.ny) + setup_.offset[2]};
+      for (int k = 1; k < L::q; ++k) {
+        // Neighbours as the kernels find them: wrapped around the block's periodic axes.
+        const unsigned faces = wrapped_faces(g, wrap_axes_, n);
+        const index_t m = neighbour<L>(n, faces, k, +1, a);
+        const index_t back = neighbour<L>(n, faces, k, -1, a);
+        if (is_fluid(m)) continue;
+        BoundaryLink l;
+        l.cell = n, l.k = k;
+        const int b = body[static_cast<std::size_t>(m)];
+        if (b >= 0) {
+          l.kind = body_link, l.body = b;
+          const Real3 from = layout.centre(x);
+          Real3 to = from;
+          for (int d = 0; d < setup_.dims; ++d) to[static_cast<std::size_t>(d)] += L::c(k, d) * setup_.dx;
+          const double q =
+              setup_.interpolated_walls ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(from, to) : -1.0;
+          l.q = q < 0.0 ? 0.5 : q;
+          if (is_fluid(back)) l.aux = back;
+          by_body[static_cast<std::size_t>(b)].push_back(l);
+          continue;
+        }
+        // A ghost beyond the domain: a link only when every face it lies beyond is open (a wall wins).
+        int face = -1;
+        bool walled = false;
+        for (int d = 0; d < setup_.dims; ++d) {
+          const index_t gd = x[d] + L::c(k, d);
+          if (gd >= 0 && gd < setup_.global[static_cast<std::size_t>(d)]) continue;
+          const int f = 2 * d + (gd < 0 ? 0 : 1);
+          const FaceKind kind = setup_.faces[static_cast<std::size_t>(f)];
+          if (kind == FaceKind::wall || kind == FaceKind::moving_wall) walled = true;
+          if (kind != FaceKind::periodic && face < 0) face = f;
+        }
+        if (walled || face < 0) continue;
+        const std::size_t fs = static_cast<std::size_t>(face);
+        const int axis = face / 2;
+        const FaceKind kind = setup_.faces[fs];
+        if (kind == FaceKind::velocity_inlet) {
+          l.kind = inlet_link;
+          const Real3 v = inlet_velocity(setup_, face, x);
+          for (std::size_t d = 0; d < 3; ++d) l.u[d] = v[d];
+        } else if (kind == FaceKind::pressure_outlet) {
+          l.kind = pressure_link;
+          l.drho = setup_.outlet_drho[fs];
+        } else {
+          l.kind = outflow_link;
+          const int nrm = face % 2 == 0 ? -1 : 1;  // outward normal along the axis
+          // x - n + c_k: in x's own layer (c_k leaves through the face), so inside the padded block.
+          int c[3] = {L::c(k, 0), L::c(k, 1), L::c(k, 2)};
+          c[axis] -= nrm;
+          int j = 0;  // the lattice direction c_k - n: c_k without its normal component is one
+          while (j < L::q && (L::c(j, 0) != c[0] || L::c(j, 1) != c[1] || L::c(j, 2) != c[2])) ++j;
+          const index_t aux = neighbour<L>(n, faces, j, +1, a);
+          if (is_fluid(aux)) l.aux = aux;
+        }
+        open.push_back(l);
+      }
+    }
+    std::vector<BoundaryLink> all;
+    body_links_.assign(1, 0);
+    for (const auto& v : by_body) {
+      all.insert(all.end(), v.begin(), v.end());
+      body_links_.push_back(static_cast<index_t>(all.size()));
+    }
+    all.insert(all.end(), open.begin(), open.end());
+    n_links_ = static_cast<index_t>(all.size());
+    links_.from_host(all);
+    link_value_.resize(all.size());
+    link_force_.resize(3 * all.size());
+    std::vector<long long> zero(3 * all.size(), 0);
+    link_force_.from_host(zero);
   }
 
   /// The ghost links other blocks (or this one, across a periodic axis it does not wrap) fill.
@@ -479,6 +635,11 @@ class SolverImpl final : public Solver {
   double wall_u_[max_flag][3] = {};
   unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
   long steps_ = 0;
+  DeviceArray<BoundaryLink> links_;
+  DeviceArray<double> link_value_;
+  DeviceArray<long long> link_force_;
+  std::vector<index_t> body_links_{0};  ///< links of body b: [body_links_[b], body_links_[b + 1])
+  index_t n_links_ = 0;
 };
 
 template <class L>
@@ -495,6 +656,18 @@ std::unique_ptr<Solver> make_for_lattice(const Setup& s) {
 }
 
 }  // namespace
+
+Real3 inlet_velocity(const Setup& s, int face, const index_t (&x)[3]) {
+  const std::size_t f = static_cast<std::size_t>(face);
+  double profile = 1.0;
+  if (s.parabolic[f])
+    for (int d = 0; d < s.dims; ++d) {
+      if (d == face / 2) continue;
+      const double t = (double(x[d]) + 0.5) / double(s.global[static_cast<std::size_t>(d)]);
+      profile *= 4.0 * t * (1.0 - t);
+    }
+  return {s.wall_velocity[f][0] * profile, s.wall_velocity[f][1] * profile, s.wall_velocity[f][2] * profile};
+}
 
 std::unique_ptr<Solver> make_solver(const Setup& s) {
   if (s.collision != "bgk" && s.collision != "trt" && s.collision != "regularized")

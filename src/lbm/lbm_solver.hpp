@@ -15,10 +15,13 @@
 
 #include "core/types.hpp"
 #include "field/exchange.hpp"
+#include "geometry/shape.hpp"
 
 namespace eddy::lbm {
 
-enum class FaceKind { wall, moving_wall, periodic };
+/// What lies beyond a face of the domain. The open kinds (velocity_inlet, pressure_outlet, outflow) are
+/// walls to the stream-collide kernel and get their populations from boundary links (boundary_k.hpp).
+enum class FaceKind { wall, moving_wall, periodic, velocity_inlet, pressure_outlet, outflow };
 
 /// Everything the solver needs, in lattice units.
 struct Setup {
@@ -38,7 +41,16 @@ struct Setup {
   double smagorinsky = 0.0;                ///< Smagorinsky constant C_s (0 = no LES model)
   Real3 force{0.0, 0.0, 0.0};              ///< body force per unit volume, lattice units (Guo forcing)
   std::array<FaceKind, 6> faces{};         ///< x_min, x_max, y_min, y_max, z_min, z_max
-  std::array<Real3, 6> wall_velocity{};    ///< lattice velocity of moving walls, per face
+  std::array<Real3, 6> wall_velocity{};    ///< lattice velocity of moving walls and velocity inlets (the
+                                           ///< peak of a parabolic profile), per face
+  std::array<bool, 6> parabolic{};         ///< velocity inlet: 4 s (1 - s) across each tangential direction
+  double ramp_steps = 0.0;                 ///< velocity inlets rise as (1 - cos(pi t / T)) / 2 over T steps
+  std::array<double, 6> outlet_drho{};     ///< pressure outlet: rho_w - 1, per face
+  /// Solid bodies, in physical coordinates with cell (i, j, k) centred at ((i, j, k) + 1/2) dx (z = 0 in
+  /// 2D). A cell whose centre is inside one is solid; each body's force is reported separately.
+  std::vector<std::shared_ptr<const geometry::Shape>> bodies;
+  double dx = 1.0;               ///< cell size in the bodies' units
+  bool interpolated_walls = true;  ///< Bouzidi bounce-back where a body gives the crossing, else half-way
 };
 
 /// Initial state of one cell: density deviation rho - 1 and velocity, lattice units.
@@ -95,7 +107,16 @@ class Solver {
   /// Bytes read and written per cell and step by the update (the figure of merit for bandwidth).
   virtual double bytes_per_cell_step() const = 0;
   virtual const Setup& setup() const = 0;
+  /// Force of the fluid on each body (Setup::bodies order) from this block's links at the last step,
+  /// lattice units (momentum per step): exact multiples of 2^-40, so sums over ranks are exact.
+  virtual std::vector<Real3> body_forces() const = 0;
+  /// Boundary links of this block (bodies and open faces).
+  virtual index_t boundary_links() const = 0;
 };
+
+/// Lattice velocity of the velocity inlet on `face` at full ramp, at global cell x (its profile across
+/// the face: uniform, or 4 s (1 - s) per tangential direction with s = (x + 1/2) / cells).
+Real3 inlet_velocity(const Setup& s, int face, const index_t (&x)[3]);
 
 /// Build the solver for the lattice, collision and precision named in the setup.
 std::unique_ptr<Solver> make_solver(const Setup& s);

@@ -151,10 +151,14 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamC
 }
 
 /// Populations f_i(x, t) of padded cell n at the current time: those the next step will load (after an
-/// even step, that load is the streaming of the odd step).
+/// even step, that load is the streaming of the odd step). A solid cell reads as fluid at rest.
 template <class L, class T, class R>
 EDDY_HD EDDY_INLINE void cell_populations(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd,
                                           R (&f)[L::q]) {
+  if ((a.flags[n] & kind_mask) != fluid) {  // a body cell: at rest, reference density
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = R(0);
+    return;
+  }
   if (!next_odd)
     load<L, false, false>(n, 0, a, f);
   else if (a.flags[n] & special)

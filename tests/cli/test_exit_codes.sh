@@ -38,6 +38,21 @@ expect 0 "valid" -- validate "$cfg"
 expect 2 "eddy optimize differentiates the 2D spectral solver" -- optimize "$cfg"
 expect 2 "optimize.norm_ratio" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set optimize.norm_ratio=0
 expect 2 "numerics.precision" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set numerics.precision=fp32
+# Geometry and open boundaries (issue 13): an obstacle outside the domain, an unknown body key, an inlet
+# opposite a periodic face, an inlet without its velocity, coefficients without a length.
+cyl=$src/configs/cylinder2d_re20.yaml
+expect 2 "geometry.bodies\[0\].*outside the domain" -- run "$cyl" --out outside \
+  --set "geometry.bodies=[{type: cylinder, center: [2.19, 0.2], radius: 0.05}]"
+[ -e outside ] && { echo "FAIL: an obstacle outside the domain left a directory"; fails=$((fails + 1)); }
+expect 2 "geometry.bodies\[0\].radus: unknown key; valid keys in a body: type, center, radius" -- validate "$cyl" \
+  --set "geometry.bodies=[{type: cylinder, center: [0.2, 0.2], radus: 0.05}]"
+expect 2 "geometry.bodies\[0\].radius.*a cylinder needs radius" -- validate "$cyl" \
+  --set "geometry.bodies=[{type: cylinder, center: [0.2, 0.2]}]"
+expect 2 "boundaries.x_max.type.*periodic.*x_min.type is 'velocity_inlet'" -- validate "$cyl" --set boundaries.x_max.type=periodic
+expect 2 "boundaries.x_min.velocity.*velocity_inlet needs" -- validate "$cyl" --set "boundaries.x_min.velocity=[0.3]"
+expect 2 "geometry.reference_length" -- validate "$cyl" --set geometry.reference_length=0
+expect 2 "geometry.wall.*bouzidi, halfway" -- validate "$cyl" --set geometry.wall=ginzburg
+expect 0 "valid" -- validate "$cyl"
 expect 0 "usage" -- --help
 expect 0 "backend" -- info
 printf 'solver: lbm\ndomain:\n  cells: [16, 16]\n  lenght: 1\n' >typo.yaml

@@ -76,6 +76,29 @@ run cf_2 2 cavity2d.yaml "${cf[@]}"
 run cf_4x1 4 cavity2d.yaml "${cf[@]}" --set "parallel.ranks=[4,1]"
 for n in 2 4x1; do same cf_1 cf_$n 201; done
 
+# Bodies and open faces (issue 13): the 2D-1 cylinder (Bouzidi walls, parabolic inlet with its ramp,
+# pressure outlet) and a 3D sphere in a duct (D3Q19, half-way walls, uniform inlet, outflow): fields and
+# the force columns of diagnostics.csv bitwise equal for 1, 2 and 4 ranks.
+same_forces() {  # same_forces A B: the force / coefficient columns (12 on) of every diagnostics row
+  if [ -s "$1/diagnostics.csv" ] && cmp -s <(cut -d, -f1,12- "$1/diagnostics.csv") <(cut -d, -f1,12- "$2/diagnostics.csv"); then
+    passes=$((passes + 1)); else echo "FAIL: $1 vs $2: forces differ"; paste -d'\n' "$1/diagnostics.csv" "$2/diagnostics.csv" | tail -4; fails=$((fails + 1)); fi
+}
+cy=(--set "domain.cells=[220,41]" --set run.steps=301 --set boundaries.x_min.ramp_time=0.2)
+run cy_1 1 cylinder2d_re20.yaml "${cy[@]}"
+run cy_2 2 cylinder2d_re20.yaml "${cy[@]}"
+run cy_4 4 cylinder2d_re20.yaml "${cy[@]}"
+run cy_2x2 4 cylinder2d_re20.yaml "${cy[@]}" --set "parallel.ranks=[2,2]"
+for n in 2 4 2x2; do same cy_1 cy_$n 301; same_forces cy_1 cy_$n; done
+sp=(--set "domain.cells=[24,12,12]" --set "domain.length=[0.48,0.24,0.24]" --set run.steps=81 --set numerics.lattice=D3Q19
+    --set boundaries.z_min.type=wall --set boundaries.z_max.type=wall --set "boundaries.x_min.velocity=[0.3,0.0,0.0]"
+    --set boundaries.x_min.profile=uniform --set boundaries.x_max.type=outflow --set initial.type=inflow
+    --set "geometry.bodies=[{type: sphere, center: [0.15, 0.11, 0.13], radius: 0.05}]" --set geometry.wall=halfway
+    --set geometry.reference_area=0.00785)
+run sp_1 1 cylinder2d_re20.yaml "${sp[@]}"
+run sp_2 2 cylinder2d_re20.yaml "${sp[@]}"
+run sp_4 4 cylinder2d_re20.yaml "${sp[@]}" --set "parallel.ranks=[2,1,2]"
+for n in 2 4; do same sp_1 sp_$n 81; same_forces sp_1 sp_$n; done
+
 # Bad decompositions are input errors (exit 2) before anything is written.
 mpirun -n 3 "$eddy" run "$src/configs/cavity2d.yaml" --set "parallel.ranks=[2,1]" --out bad1 >bad1.log 2>&1
 code=$?

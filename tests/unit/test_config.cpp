@@ -598,9 +598,63 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
     EXPECT_NO_THROW(load_text(kMinimal, "x.yaml", {key + "=" + line.substr(colon + 2)})) << key;
     ++count;
   }
-  EXPECT_EQ(count,
-            77u);  // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force,
-                   // numerics.les.{model,constant}, parallel.overlap
+  // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
+  // parallel.overlap + 3 open-face keys of each of the 6 faces (profile, ramp_time, pressure) + 5 of geometry
+  EXPECT_EQ(count, 100u);
+}
+
+TEST(Config, GeometryBodiesAndOpenFaces) {
+  const std::string yaml =
+      "domain: {cells: [44, 8], length: [2.2, 0.4]}\n"
+      "run: {steps: 10}\n"
+      "boundaries:\n"
+      "  x_min: {type: velocity_inlet, velocity: [0.3, 0.0], profile: parabolic, ramp_time: 1.5}\n"
+      "  x_max: {type: pressure_outlet, pressure: 0.25}\n"
+      "geometry:\n"
+      "  bodies:\n"
+      "    - type: cylinder\n"
+      "      center: [0.2, 0.2]\n"
+      "      radius: 0.05\n"
+      "    - {type: box, lo: [1.0, 0.0], hi: [1.1, 0.1]}\n"
+      "  wall: halfway\n"
+      "  reference_velocity: 0.2\n"
+      "  reference_length: 0.1\n";
+  const RunSpec s = load_text(yaml, "g.yaml");
+  ASSERT_EQ(s.geometry.bodies.size(), 2u);
+  EXPECT_EQ(s.geometry.bodies[0].type, "cylinder");
+  EXPECT_EQ(s.geometry.bodies[0].center, (std::vector<double>{0.2, 0.2}));
+  EXPECT_EQ(s.geometry.bodies[1].hi, (std::vector<double>{1.1, 0.1}));
+  EXPECT_EQ(s.geometry.wall, "halfway");
+  EXPECT_EQ(s.boundaries.x_min.profile, "parabolic");
+  EXPECT_EQ(s.boundaries.x_min.ramp_time, 1.5);
+  EXPECT_EQ(s.boundaries.x_max.pressure, 0.25);
+  // The resolved YAML reads back to the same settings; --set replaces the whole list.
+  EXPECT_TRUE(eddy::config::same_settings(s, load_text(s.resolved_yaml, "resolved.yaml")));
+  const RunSpec t = load_text(yaml, "g.yaml", {"geometry.bodies=[{type: sphere, center: [1, 0.2], radius: 0.1}]"});
+  ASSERT_EQ(t.geometry.bodies.size(), 1u);
+  EXPECT_EQ(t.geometry.bodies[0].type, "sphere");
+  EXPECT_FALSE(eddy::config::same_settings(s, t));
+  // Errors name the body and its key.
+  expect_error(yaml + "  reference_area: -1\n", {"geometry.reference_area", ">= 0"});
+  expect_error(yaml, {"--set geometry.bodies=", "geometry.bodies[0].colour", "unknown key", "valid keys in a body: type, center"},
+               {"geometry.bodies=[{type: cylinder, center: [0.2, 0.2], radius: 0.05, colour: red}]"});
+  expect_error(yaml, {"geometry.bodies[0].type", "'cone' is not one of cylinder, sphere, box"},
+               {"geometry.bodies=[{type: cone}]"});
+  expect_error(yaml, {"geometry.bodies[0].lo", "a box needs lo"}, {"geometry.bodies=[{type: box, hi: [1, 1]}]"});
+  expect_error(yaml, {"geometry.bodies[0].radius", "is not a key of a box"},
+               {"geometry.bodies=[{type: box, lo: [0, 0], hi: [1, 0.1], radius: 1}]"});
+  expect_error(yaml, {"geometry.bodies[0].center", "needs one entry per dimension"},
+               {"geometry.bodies=[{type: sphere, center: [1], radius: 0.1}]"});
+  expect_error(yaml, {"geometry.bodies[0]", "expected a body"}, {"geometry.bodies=[3]"});
+  expect_error(yaml, {"geometry.bodies", "expected a list of bodies"}, {"geometry.bodies=3"});
+  expect_error(yaml, {"boundaries.x_min.velocity", "a velocity_inlet needs"}, {"boundaries.x_min.velocity=[0.3]"});
+  expect_error(yaml, {"boundaries.x_min.profile", "uniform, parabolic"}, {"boundaries.x_min.profile=cosine"});
+  expect_error(yaml, {"boundaries.x_max.type", "periodic", "must be paired"}, {"boundaries.x_max.type=periodic"});
+  expect_error(yaml, {"initial.type", "no face is a velocity_inlet"},
+               {"initial.type=inflow", "boundaries.x_min.type=wall"});
+  expect_error("solver: spectral\nrun: {steps: 1}\ngeometry: {bodies: [{type: sphere, center: [0.5, 0.5], "
+               "radius: 0.1}]}\n",
+               {"geometry.bodies", "solver lbm only"});
 }
 
 }  // namespace

@@ -1,0 +1,120 @@
+#include "app/geometry_case.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "geometry/primitives.hpp"
+
+namespace eddy::app {
+using log::cat;
+
+namespace {
+
+Real3 point(const std::vector<double>& v) {
+  Real3 p{0.0, 0.0, 0.0};
+  for (std::size_t d = 0; d < v.size() && d < 3; ++d) p[d] = v[d];
+  return p;
+}
+
+}  // namespace
+
+geometry::ShapePtr make_body(const config::BodySpec& b, const config::RunSpec& spec, const std::string& key) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const bool two_d = spec.dimensions() == 2;
+  try {
+    if (b.type == "cylinder") {
+      const Real3 axis = b.axis.empty() ? Real3{0.0, 0.0, 1.0} : point(b.axis);
+      return std::make_unique<geometry::Cylinder>(point(b.center), b.radius, axis,
+                                                  two_d || b.length == 0.0 ? inf : b.length);
+    }
+    if (b.type == "sphere") return std::make_unique<geometry::Sphere>(point(b.center), b.radius);
+    if (b.type == "box") {
+      Real3 lo = point(b.lo), hi = point(b.hi);
+      if (two_d) lo[2] = -inf, hi[2] = inf;
+      return std::make_unique<geometry::Box>(lo, hi);
+    }
+  } catch (const InputError& e) {
+    throw InputError(key + ": " + e.what());
+  }
+  throw InputError(key + ".type: '" + b.type + "' is not a body type this build knows");
+}
+
+std::vector<std::shared_ptr<const geometry::Shape>> make_bodies(const config::RunSpec& spec) {
+  std::vector<std::shared_ptr<const geometry::Shape>> out;
+  const int dims = spec.dimensions();
+  for (std::size_t i = 0; i < spec.geometry.bodies.size(); ++i) {
+    const std::string key = cat("geometry.bodies[", i, "]");
+    std::shared_ptr<const geometry::Shape> s = make_body(spec.geometry.bodies[i], spec, key);
+    const geometry::Aabb box = s->bounds();
+    for (int d = 0; d < dims; ++d) {
+      const std::size_t a = static_cast<std::size_t>(d);
+      const double L = spec.domain.length[a], tol = 1e-12 * L;
+      if (std::isfinite(box.lo[a]) && std::isfinite(box.hi[a]) && box.lo[a] >= -tol && box.hi[a] <= L + tol)
+        continue;
+      throw InputError(cat(key, ": the ", s->describe(), " reaches from ", box.lo[a], " to ", box.hi[a],
+                           " m along ", "xyz"[d], ", outside the domain [0, ", L,
+                           "] m; a body must lie inside domain.length"));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+CoefficientSummary summarize(const CoefficientSeries& s, double length, double velocity) {
+  CoefficientSummary r;
+  if (s.t.empty()) return r;
+  r.cd = s.cd.back(), r.cl = s.cl.back();
+  const std::size_t from = s.t.size() / 2, n = s.t.size() - from;
+  r.cd_max = *std::max_element(s.cd.begin() + long(from), s.cd.end());
+  r.cl_max = *std::max_element(s.cl.begin() + long(from), s.cl.end());
+  r.cl_min = *std::min_element(s.cl.begin() + long(from), s.cl.end());
+  double cl_mean = 0.0;
+  for (std::size_t i = from; i < s.t.size(); ++i) r.cd_mean += s.cd[i] / double(n), cl_mean += s.cl[i] / double(n);
+  // Upward crossings of C_L - mean, times by linear interpolation between samples.
+  std::vector<double> up;
+  for (std::size_t i = from + 1; i < s.t.size(); ++i) {
+    const double a = s.cl[i - 1] - cl_mean, b = s.cl[i] - cl_mean;
+    if (a < 0.0 && b >= 0.0) up.push_back(s.t[i - 1] + (s.t[i] - s.t[i - 1]) * (-a) / (b - a));
+  }
+  // An unsteady lift only: a peak-to-peak swing below 1 % of the mean drag (the acoustic ripple of a
+  // steady case) gives no Strouhal number.
+  if (up.size() >= 3 && r.cl_max - r.cl_min > 0.01 * std::fabs(r.cd_mean)) {
+    r.periods = static_cast<int>(up.size()) - 1;
+    const double f = double(r.periods) / (up.back() - up.front());
+    r.strouhal = f * length / velocity;
+  }
+  return r;
+}
+
+double extrapolate_to_wall(const std::vector<double>& field, const Int3& cells, int dims, double dx,
+                           const Real3& p, const Real3& out) {
+  auto sample = [&](double s) {
+    double pos[3], frac[3];
+    index_t i0[3];
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t a = static_cast<std::size_t>(d);
+      pos[d] = d < dims ? (p[a] + s * dx * out[a]) / dx - 0.5 : 0.0;
+      const double fl = std::floor(pos[d]);
+      i0[d] = d < dims ? std::min<index_t>(std::max<index_t>(index_t(fl), 0), cells[a] - 2) : 0;
+      frac[d] = d < dims ? pos[d] - double(i0[d]) : 0.0;
+    }
+    double v = 0.0;
+    for (int corner = 0; corner < (1 << dims); ++corner) {
+      double w = 1.0;
+      index_t idx[3];
+      for (int d = 0; d < 3; ++d) {
+        const int bit = d < dims ? (corner >> d) & 1 : 0;
+        idx[d] = i0[d] + bit;
+        if (d < dims) w *= bit ? frac[d] : 1.0 - frac[d];
+      }
+      v += w * field[static_cast<std::size_t>((idx[2] * cells[1] + idx[1]) * cells[0] + idx[0])];
+    }
+    return v;
+  };
+  // Lagrange weights at 0 of the nodes 1.5, 2.5, 3.5.
+  return 4.375 * sample(1.5) - 5.25 * sample(2.5) + 1.875 * sample(3.5);
+}
+
+}  // namespace eddy::app
