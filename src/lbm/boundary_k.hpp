@@ -59,9 +59,9 @@ EDDY_HD EDDY_INLINE double post_value(const StreamCollideArgs<T, R>& a, bool odd
   const index_t N = a.grid.n_padded;
   if (odd) {
     const index_t m = neighbour<L>(y, wrapped_faces(a.grid, a.wrap_axes, y), j, +1, a);
-    if ((a.flags[m] & kind_mask) == fluid) return double(a.f[j * N + m]);
+    if ((a.flags[m] & kind_mask) == fluid) return double(load_pop<R>(a.f[j * N + m]));
   }
-  return double(a.f[opposite(j) * N + y]);
+  return double(load_pop<R>(a.f[opposite(j) * N + y]));
 }
 
 /// The new f_kbar of link t (values[t]) and, for body links, its momentum exchange (3 integers at

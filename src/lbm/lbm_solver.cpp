@@ -87,7 +87,7 @@ void launch_boundary_links(const StreamCollideArgs<T, R>& a, bool odd, const Bou
     boundary_link_value<L>(a, odd, links[t], ramp, values[t], force + 3 * t);
   });
   backend::parallel_for("lbm::boundary_write", n, [=] EDDY_DEVICE(index_t t) {
-    a.f[opposite(links[t].k) * a.grid.n_padded + links[t].cell] = T(values[t]);
+    a.f[opposite(links[t].k) * a.grid.n_padded + links[t].cell] = store_pop<T>(R(values[t]));
   });
 }
 
