@@ -669,6 +669,14 @@ void check_geometry(RunSpec& s, const Where& w) {
     if (!body.axis.empty() && body.axis.size() != 3) w.fail(key + ".axis", "needs 3 entries");
     if (body.length > 0 && (body.type != "cylinder" || dims != 3))
       w.fail(key + ".length", "only a cylinder in 3D has a length; remove it");
+    const bool from_file = body.type == "stl" || body.type == "mask";
+    need("file", from_file, !body.file.empty(), "file: the path of the " + std::string(body.type == "stl" ? "STL surface" : "HDF5 mask"));
+    need("translate", body.type == "stl", !body.translate.empty(), "translate: " + per_dim);
+    if (body.type == "stl" && body.translate.size() != dims) w.fail(key + ".translate", "needs " + per_dim);
+    if (body.type == "stl" && !(body.scale > 0)) w.fail(key + ".scale", "must be > 0 (x = scale * x_file + translate)");
+    if (body.type != "stl" && body.scale != 1.0) w.fail(key + ".scale", "is not a key of a " + body.type + "; remove it");
+    if (body.type != "mask" && body.dataset != "solid")
+      w.fail(key + ".dataset", "is not a key of a " + body.type + "; remove it");
     need("lo", body.type == "box", !body.lo.empty(), "lo: " + per_dim);
     need("hi", body.type == "box", !body.hi.empty(), "hi: " + per_dim);
     if (body.type == "box") {

@@ -75,13 +75,17 @@ void visit(FaceSpec& s, V& v) {
 /// A new body type = its name here + the keys it needs + its constructor in app/geometry_case.cpp.
 template <class V>
 void visit(BodySpec& s, V& v) {
-  v.field("type", s.type, one_of({"cylinder", "sphere", "box"}));
+  v.field("type", s.type, one_of({"cylinder", "sphere", "box", "stl", "mask"}));
   v.field("center", s.center);
   v.field("radius", s.radius, at_least(0));
   v.field("axis", s.axis);
   v.field("length", s.length, at_least(0));
   v.field("lo", s.lo);
   v.field("hi", s.hi);
+  v.field("file", s.file);
+  v.field("scale", s.scale, at_least(0));
+  v.field("translate", s.translate);
+  v.field("dataset", s.dataset);
 }
 
 template <class V>

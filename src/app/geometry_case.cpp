@@ -6,11 +6,20 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "geometry/primitives.hpp"
+#include "geometry/stl.hpp"
+#include "io/hdf5/mask.hpp"
 
 namespace eddy::app {
 using log::cat;
 
 namespace {
+
+/// A body's file: relative paths are taken from the config file's directory.
+std::string body_file(const std::string& file, const config::RunSpec& spec) {
+  if (file.empty() || file[0] == '/' || spec.source_file.empty()) return file;
+  const std::size_t slash = spec.source_file.find_last_of('/');
+  return slash == std::string::npos ? file : spec.source_file.substr(0, slash + 1) + file;
+}
 
 Real3 point(const std::vector<double>& v) {
   Real3 p{0.0, 0.0, 0.0};
@@ -34,6 +43,20 @@ geometry::ShapePtr make_body(const config::BodySpec& b, const config::RunSpec& s
       Real3 lo = point(b.lo), hi = point(b.hi);
       if (two_d) lo[2] = -inf, hi[2] = inf;
       return std::make_unique<geometry::Box>(lo, hi);
+    }
+    if (b.type == "stl") {
+      geometry::StlPlacement place;
+      place.scale = b.scale;
+      place.translate = point(b.translate);
+      return geometry::load_stl(body_file(b.file, spec), place);
+    }
+    if (b.type == "mask") {
+      const int dims = spec.dimensions();
+      Int3 cells{1, 1, 1};
+      for (int d = 0; d < dims; ++d)
+        cells[static_cast<std::size_t>(d)] = spec.domain.cells[static_cast<std::size_t>(d)];
+      const double dx = spec.domain.length[0] / static_cast<double>(cells[0]);
+      return io::read_mask(body_file(b.file, spec), b.dataset, dims, cells, dx);
     }
   } catch (const InputError& e) {
     throw InputError(key + ": " + e.what());

@@ -52,6 +52,22 @@ expect 2 "boundaries.x_max.type.*periodic.*x_min.type is 'velocity_inlet'" -- va
 expect 2 "boundaries.x_min.velocity.*velocity_inlet needs" -- validate "$cyl" --set "boundaries.x_min.velocity=[0.3]"
 expect 2 "geometry.reference_length" -- validate "$cyl" --set geometry.reference_length=0
 expect 2 "geometry.wall.*bouzidi, halfway" -- validate "$cyl" --set geometry.wall=ginzburg
+# Bodies from files: a surface that is not closed, a missing file, a mask of the wrong shape.
+sph=$src/configs/sphere3d_re100.yaml
+expect 2 "geometry.bodies\[0\].*open_box.stl.*not watertight: 4 open edges" -- run "$sph" --out open \
+  --set "geometry.bodies=[{type: stl, file: ../tests/data/open_box.stl, scale: 0.1, translate: [0.3, 0.3, 0.3]}]"
+expect 2 "geometry.bodies\[0\].*no_such.stl" -- run "$sph" --out missing \
+  --set "geometry.bodies=[{type: stl, file: no_such.stl, translate: [0.3, 0.3, 0.3]}]"
+expect 2 "geometry.bodies\[0\].file.*a stl needs file" -- validate "$sph" \
+  --set "geometry.bodies=[{type: stl, translate: [0.3, 0.3, 0.3]}]"
+py=python3  # one with h5py (scripts/install-deps.sh installs Debian's into /usr/bin/python3)
+for p in python3 /usr/bin/python3; do "$p" -c "import h5py, numpy" 2>/dev/null && { py=$p; break; }; done
+"$py" -c "import h5py, numpy; h5py.File('mask.h5', 'w')['solid'] = numpy.zeros((40, 220), numpy.uint8)"
+expect 2 "mask dataset 'solid'.*has shape \[40, 220\], the grid is \[82, 440\]" -- run "$cyl" --out badmask \
+  --set "geometry.bodies=[{type: mask, file: $work/mask.h5}]"
+for d in open missing badmask; do
+  [ -e "$d" ] && { echo "FAIL: bad body input left $d behind"; fails=$((fails + 1)); }
+done
 expect 0 "valid" -- validate "$cyl"
 expect 0 "usage" -- --help
 expect 0 "backend" -- info
