@@ -12,6 +12,7 @@ out=${1:-$root/gpu_adjoint_out}
 gtest=${2:-}
 iterations=${3:-300}
 mkdir -p "$out"
+t0=$(date +%s)
 exec > >(tee "$out/summary.txt") 2>&1
 source "$root/scripts/gpu_lib.sh"
 gpu_build "$out" "$gtest" --cpu eddy eddy_unit_tests
