@@ -263,7 +263,8 @@ def test_parse_config_reads_eddys_resolved_config(cavity_run):
         text = f.attrs["resolved_config"]
     cfg = parse_config(text.decode() if isinstance(text, bytes) else text)
     assert cfg["domain"]["cells"] == [32, 32] and cfg["physics"]["reynolds"] == 100.0
-    assert cfg["boundaries"]["y_max"] == {"type": "moving_wall", "velocity": [1.0, 0.0]}
+    assert cfg["boundaries"]["y_max"] == {"type": "moving_wall", "velocity": [1.0, 0.0], "profile": "uniform",
+                                          "ramp_time": 0.0, "pressure": 0.0}
     assert cfg["boundaries"]["x_min"]["velocity"] == [] and cfg["output"]["dir"] == ""
     assert cfg["output"]["fields"]["every"] == "20.0t"
 
