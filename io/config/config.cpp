@@ -322,7 +322,8 @@ void parse(const YAML::Node& n, const std::string& path, BodySpec& out, const Ru
     const std::string at = path + "." + name;
     w.mark(at, key.Mark());
     if (!seen.insert(name).second) w.fail(at, "duplicate key");
-    const auto k = std::find_if(keys.keys.begin(), keys.keys.end(), [&](const auto& e) { return e.first == name; });
+    const auto k =
+        std::find_if(keys.keys.begin(), keys.keys.end(), [&](const auto& e) { return e.first == name; });
     if (k == keys.keys.end()) w.fail(at, "unknown key; valid keys in a body: " + keys.names());
     w.mark(at, value.Mark());
     std::visit([&](auto* ref) { parse(value, at, *ref, k->second.second, w); }, k->second.first);
@@ -632,7 +633,8 @@ void check_open_faces(RunSpec& s, const Where& w) {
   if (s.initial.type == "inflow" &&
       std::none_of(c.faces.begin(), c.faces.begin() + long(2 * dims),
                    [](const auto& f) { return f.second->type == "velocity_inlet"; }))
-    w.fail("initial.type", "'inflow' starts from the velocity_inlet's profile, but no face is a velocity_inlet");
+    w.fail("initial.type",
+           "'inflow' starts from the velocity_inlet's profile, but no face is a velocity_inlet");
   for (std::size_t i = 0; i < c.faces.size(); ++i) {
     const FaceSpec& f = *c.faces[i].second;
     const std::string key = "boundaries." + c.faces[i].first;
@@ -670,11 +672,14 @@ void check_geometry(RunSpec& s, const Where& w) {
     if (body.length > 0 && (body.type != "cylinder" || dims != 3))
       w.fail(key + ".length", "only a cylinder in 3D has a length; remove it");
     const bool from_file = body.type == "stl" || body.type == "mask";
-    need("file", from_file, !body.file.empty(), "file: the path of the " + std::string(body.type == "stl" ? "STL surface" : "HDF5 mask"));
+    need("file", from_file, !body.file.empty(),
+         "file: the path of the " + std::string(body.type == "stl" ? "STL surface" : "HDF5 mask"));
     need("translate", body.type == "stl", !body.translate.empty(), "translate: " + per_dim);
     if (body.type == "stl" && body.translate.size() != dims) w.fail(key + ".translate", "needs " + per_dim);
-    if (body.type == "stl" && !(body.scale > 0)) w.fail(key + ".scale", "must be > 0 (x = scale * x_file + translate)");
-    if (body.type != "stl" && body.scale != 1.0) w.fail(key + ".scale", "is not a key of a " + body.type + "; remove it");
+    if (body.type == "stl" && !(body.scale > 0))
+      w.fail(key + ".scale", "must be > 0 (x = scale * x_file + translate)");
+    if (body.type != "stl" && body.scale != 1.0)
+      w.fail(key + ".scale", "is not a key of a " + body.type + "; remove it");
     if (body.type != "mask" && body.dataset != "solid")
       w.fail(key + ".dataset", "is not a key of a " + body.type + "; remove it");
     need("lo", body.type == "box", !body.lo.empty(), "lo: " + per_dim);

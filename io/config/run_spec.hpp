@@ -17,10 +17,10 @@ using Schedule = eddy::Schedule;
 
 /// One face of the box: `x_min`, `x_max`, `y_min`, ... (LBM).
 struct FaceSpec {
-  std::string type = "wall";       ///< wall | moving_wall | periodic | velocity_inlet | pressure_outlet |
-                                   ///< outflow (LBM open boundaries, lbm/boundary_k.hpp)
-  std::vector<double> velocity{};  ///< moving_wall: wall velocity; velocity_inlet: inflow velocity (the
-                                   ///< peak of a parabolic profile) [m/s], one entry per dimension
+  std::string type = "wall";        ///< wall | moving_wall | periodic | velocity_inlet | pressure_outlet |
+                                    ///< outflow (LBM open boundaries, lbm/boundary_k.hpp)
+  std::vector<double> velocity{};   ///< moving_wall: wall velocity; velocity_inlet: inflow velocity (the
+                                    ///< peak of a parabolic profile) [m/s], one entry per dimension
   std::string profile = "uniform";  ///< velocity_inlet: uniform | parabolic (4 s (1 - s) across every
                                     ///< tangential direction of the face, s the fraction of the edge)
   double ramp_time = 0.0;           ///< velocity_inlet: time [s] over which the inflow rises smoothly
@@ -177,18 +177,18 @@ struct OptimizeSpec {
 
 /// One solid body of `geometry.bodies`, physical units. The keys a type does not use must stay unset.
 struct BodySpec {
-  std::string type = "cylinder";  ///< cylinder (2D: a disc) | sphere | box | stl | mask
-  std::vector<double> center{};   ///< cylinder, sphere: centre [m], one entry per dimension
-  double radius = 0.0;            ///< cylinder, sphere: radius [m]
-  std::vector<double> axis{};     ///< cylinder in 3D: axis direction (empty = [0, 0, 1])
-  double length = 0.0;            ///< cylinder in 3D: length along the axis [m]; 0 = infinite
-  std::vector<double> lo{};       ///< box: lower corner [m], one entry per dimension
-  std::vector<double> hi{};       ///< box: upper corner [m]
-  std::string file{};             ///< stl: a watertight STL surface; mask: an HDF5 file (relative paths:
-                                  ///< from the config file's directory)
-  double scale = 1.0;             ///< stl: x = scale * x_file + translate [m]
+  std::string type = "cylinder";    ///< cylinder (2D: a disc) | sphere | box | stl | mask
+  std::vector<double> center{};     ///< cylinder, sphere: centre [m], one entry per dimension
+  double radius = 0.0;              ///< cylinder, sphere: radius [m]
+  std::vector<double> axis{};       ///< cylinder in 3D: axis direction (empty = [0, 0, 1])
+  double length = 0.0;              ///< cylinder in 3D: length along the axis [m]; 0 = infinite
+  std::vector<double> lo{};         ///< box: lower corner [m], one entry per dimension
+  std::vector<double> hi{};         ///< box: upper corner [m]
+  std::string file{};               ///< stl: a watertight STL surface; mask: an HDF5 file (relative paths:
+                                    ///< from the config file's directory)
+  double scale = 1.0;               ///< stl: x = scale * x_file + translate [m]
   std::vector<double> translate{};  ///< stl: shift after scaling [m], one entry per dimension
-  std::string dataset = "solid";  ///< mask: the uint8 dataset (the grid's shape, nonzero = solid)
+  std::string dataset = "solid";    ///< mask: the uint8 dataset (the grid's shape, nonzero = solid)
 };
 
 /// Solid bodies in the LBM domain and the reference scales of their force coefficients.

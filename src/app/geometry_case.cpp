@@ -94,7 +94,8 @@ CoefficientSummary summarize(const CoefficientSeries& s, double length, double v
   r.cl_max = *std::max_element(s.cl.begin() + long(from), s.cl.end());
   r.cl_min = *std::min_element(s.cl.begin() + long(from), s.cl.end());
   double cl_mean = 0.0;
-  for (std::size_t i = from; i < s.t.size(); ++i) r.cd_mean += s.cd[i] / double(n), cl_mean += s.cl[i] / double(n);
+  for (std::size_t i = from; i < s.t.size(); ++i)
+    r.cd_mean += s.cd[i] / double(n), cl_mean += s.cl[i] / double(n);
   // Upward crossings of C_L - mean, times by linear interpolation between samples.
   std::vector<double> up;
   for (std::size_t i = from + 1; i < s.t.size(); ++i) {

@@ -14,7 +14,8 @@ namespace eddy::app {
 /// ("geometry.bodies[0]"). This is where a body type plugs in: a new `type` (e.g. stl, mask) is one more
 /// branch here, its keys in config/schema.hpp's visit(BodySpec&) and their checks in config.cpp's
 /// check_geometry.
-geometry::ShapePtr make_body(const config::BodySpec& body, const config::RunSpec& spec, const std::string& key);
+geometry::ShapePtr make_body(const config::BodySpec& body, const config::RunSpec& spec,
+                             const std::string& key);
 
 /// Every body of the config, each checked to lie inside the domain (InputError naming the body if not).
 std::vector<std::shared_ptr<const geometry::Shape>> make_bodies(const config::RunSpec& spec);

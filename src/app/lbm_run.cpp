@@ -35,23 +35,24 @@ void check_restart_time_step(const io::CheckpointMeta& ckpt, double dt, const st
 }
 
 /// The end-of-run report of the bodies: log lines and <out>/bodies.txt (rank 0).
-std::vector<BodyReport> report_bodies(const config::RunSpec& spec, const LbmCase& c, const std::vector<Real3>& forces,
-                                      const std::vector<double>& pressure, const CoefficientSeries& series,
-                                      const std::string& dir) {
+std::vector<BodyReport> report_bodies(const config::RunSpec& spec, const LbmCase& c,
+                                      const std::vector<Real3>& forces, const std::vector<double>& pressure,
+                                      const CoefficientSeries& series, const std::string& dir) {
   const config::GeometrySpec& geo = spec.geometry;
   const int dims = c.setup.dims;
   const bool coefficients = geo.reference_velocity > 0;
   const double area = dims == 2 ? geo.reference_length : geo.reference_area;
   std::vector<BodyReport> reports;
   std::ofstream file(dir + "/bodies.txt");
-  file << "# eddy: forces on the bodies at the end of the run (t = " << series.t.size() << " coefficient samples)\n";
+  file << "# eddy: forces on the bodies at the end of the run (t = " << series.t.size()
+       << " coefficient samples)\n";
   for (std::size_t b = 0; b < forces.size(); ++b) {
     BodyReport rep;
     rep.force = forces[b];
     const config::BodySpec& body = spec.geometry.bodies[b];
-    std::string line = cat("body ", b, " (", c.setup.bodies[b]->describe(), "): force (", forces[b][0], ", ",
-                           forces[b][1], dims == 3 ? cat(", ", forces[b][2]) : std::string(), ") ",
-                           dims == 2 ? "N/m" : "N");
+    std::string line =
+        cat("body ", b, " (", c.setup.bodies[b]->describe(), "): force (", forces[b][0], ", ", forces[b][1],
+            dims == 3 ? cat(", ", forces[b][2]) : std::string(), ") ", dims == 2 ? "N/m" : "N");
     if (coefficients) {
       const double k = 2.0 / (spec.physics.density * geo.reference_velocity * geo.reference_velocity * area);
       rep.cd = forces[b][0] * k, rep.cl = forces[b][1] * k;
@@ -207,22 +208,24 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   const int dims = c.setup.dims;
   const bool coefficients = n_bodies > 0 && geo.reference_velocity > 0;
   const double force_unit = u.density * std::pow(u.dx, dims + 1) / (u.dt * u.dt);
-  const double coefficient_unit =
-      coefficients ? 2.0 / (u.density * geo.reference_velocity * geo.reference_velocity *
-                            (dims == 2 ? geo.reference_length : geo.reference_area))
-                   : 0.0;
+  const double coefficient_unit = coefficients
+                                      ? 2.0 / (u.density * geo.reference_velocity * geo.reference_velocity *
+                                               (dims == 2 ? geo.reference_length : geo.reference_area))
+                                      : 0.0;
   auto body_forces = [&] {
     std::vector<Real3> f = solver->body_forces();
     for (Real3& v : f)
       for (double& x : v) x = comm.sum(x) * force_unit;  // exact: fixed-point values (lbm/boundary_k.hpp)
     return f;
   };
-  std::vector<std::string> columns{"kinetic_energy", "enstrophy", "dissipation", "minus_dEdt", "sgs_dissipation",
-                                   "max_velocity",   "mach",      "mass_change", "mlups"};
+  std::vector<std::string> columns{"kinetic_energy", "enstrophy",       "dissipation",
+                                   "minus_dEdt",     "sgs_dissipation", "max_velocity",
+                                   "mach",           "mass_change",     "mlups"};
   for (std::size_t b = 0; b < n_bodies; ++b) {
     const std::string sfx = b == 0 ? "" : cat("_", b);
     for (int d = 0; d < dims; ++d) columns.push_back(cat("force_", "xyz"[d], sfx));
-    if (coefficients) columns.push_back("drag_coefficient" + sfx), columns.push_back("lift_coefficient" + sfx);
+    if (coefficients)
+      columns.push_back("drag_coefficient" + sfx), columns.push_back("lift_coefficient" + sfx);
   }
   out.open_diagnostics(columns);
   double last_wall = 0.0, last_e = 0.0, last_t = 0.0;

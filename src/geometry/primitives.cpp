@@ -15,7 +15,9 @@ constexpr double never = inf;
 
 double dot(const Real3& a, const Real3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 Real3 sub(const Real3& a, const Real3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-Real3 axpy(double s, const Real3& x, const Real3& y) { return {s * x[0] + y[0], s * x[1] + y[1], s * x[2] + y[2]}; }
+Real3 axpy(double s, const Real3& x, const Real3& y) {
+  return {s * x[0] + y[0], s * x[1] + y[1], s * x[2] + y[2]};
+}
 
 /// Where a + t d enters the slab lo <= s0 + t ds <= hi: 0 when it starts inside, `never` when it misses.
 double enter_slab(double s0, double ds, double lo, double hi) {

@@ -43,10 +43,10 @@ struct BoundaryLink {
   index_t aux = -1;  ///< body: x - c_k when fluid; outflow: x - n + c_k when fluid; else -1
   int k = 0;         ///< direction from x towards the wall
   int kind = body_link;
-  int body = -1;       ///< index of the body (body links)
-  double q = 0.5;      ///< body: wall position as a fraction of the link from x
-  double u[3] = {};    ///< velocity_inlet: lattice velocity of the wall at full ramp
-  double drho = 0.0;   ///< pressure_outlet: rho_w - 1
+  int body = -1;      ///< index of the body (body links)
+  double q = 0.5;     ///< body: wall position as a fraction of the link from x
+  double u[3] = {};   ///< velocity_inlet: lattice velocity of the wall at full ramp
+  double drho = 0.0;  ///< pressure_outlet: rho_w - 1
 };
 
 /// Fixed-point unit of the per-link momentum exchange.
@@ -67,8 +67,9 @@ EDDY_HD EDDY_INLINE double post_value(const StreamCollideArgs<T, R>& a, bool odd
 /// The new f_kbar of link t (values[t]) and, for body links, its momentum exchange (3 integers at
 /// force[3 t]). `ramp` scales the inflow velocity.
 template <class L, class T, class R>
-EDDY_HD EDDY_INLINE void boundary_link_value(const StreamCollideArgs<T, R>& a, bool odd, const BoundaryLink& l,
-                                             double ramp, double& value, long long* force) {
+EDDY_HD EDDY_INLINE void boundary_link_value(const StreamCollideArgs<T, R>& a, bool odd,
+                                             const BoundaryLink& l, double ramp, double& value,
+                                             long long* force) {
   const int k = l.k, kb = opposite(k);
   const index_t x = l.cell;
   const double A = post_value<L>(a, odd, k, x);

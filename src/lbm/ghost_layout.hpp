@@ -51,9 +51,7 @@ template <class L>
 class GhostLayout {
  public:
   /// `s` must have global, offset, boxes and rank filled (as SolverImpl normalises them).
-  explicit GhostLayout(const Setup& s) : s_(s), grid_(padded_grid(s.dims, s.cells)) {
-    index_owners();
-  }
+  explicit GhostLayout(const Setup& s) : s_(s), grid_(padded_grid(s.dims, s.cells)) { index_owners(); }
 
   enum class Kind { interior, solid, ghost };
 
@@ -106,7 +104,9 @@ class GhostLayout {
     const field::PaddedGrid g = padded_grid(s_.dims, box[1]);
     const unsigned wrap = wrapped_axes(s_, box[1]);
     const index_t lo[3] = {g.g, g.g, g.gz};
-    auto outside = [&](int d, index_t u) { return u < lo[d] || u >= lo[d] + box[1][static_cast<std::size_t>(d)]; };
+    auto outside = [&](int d, index_t u) {
+      return u < lo[d] || u >= lo[d] + box[1][static_cast<std::size_t>(d)];
+    };
     for (index_t z = 0; z < g.nz + 2 * g.gz; ++z)
       for (index_t y = 0; y < g.ny + 2 * g.g; ++y)
         for (index_t x = 0; x < g.nx + 2 * g.g; ++x) {
@@ -127,7 +127,9 @@ class GhostLayout {
             for (int d = 0; d < s_.dims; ++d) {
               index_t u = p[d] - L::c(j, d);
               if ((wrap >> d) & 1u) u += u < lo[d] ? box[1][static_cast<std::size_t>(d)] : 0;
-              if ((wrap >> d) & 1u) u -= u >= lo[d] + box[1][static_cast<std::size_t>(d)] ? box[1][static_cast<std::size_t>(d)] : 0;
+              if ((wrap >> d) & 1u)
+                u -= u >= lo[d] + box[1][static_cast<std::size_t>(d)] ? box[1][static_cast<std::size_t>(d)]
+                                                                      : 0;
               upstream_inside = upstream_inside && !outside(d, u);
               up[d] = box[0][static_cast<std::size_t>(d)] + u - lo[d];
             }

@@ -313,8 +313,8 @@ class SolverImpl final : public Solver {
     if (n_links_ > 0) {
       const double t = double(steps_), ramp_t = setup_.ramp_steps;
       const double ramp = t < ramp_t ? 0.5 * (1.0 - std::cos(M_PI * t / ramp_t)) : 1.0;
-      launch_boundary_links<L>(args(), odd, links_.data(), n_links_, ramp,
-                               link_value_.data(), link_force_.data());
+      launch_boundary_links<L>(args(), odd, links_.data(), n_links_, ramp, link_value_.data(),
+                               link_force_.data());
     }
   }
 
@@ -378,8 +378,8 @@ class SolverImpl final : public Solver {
   std::size_t bytes_allocated() const override {
     std::size_t pattern = 0;
     for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
-    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() + special_list_.bytes() +
-           links_.bytes() + link_value_.bytes() + link_force_.bytes();
+    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() +
+           special_list_.bytes() + links_.bytes() + link_value_.bytes() + link_force_.bytes();
   }
   double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
   const Setup& setup() const override { return setup_; }
@@ -534,7 +534,8 @@ class SolverImpl final : public Solver {
   }
 
   /// The boundary links of the interior fluid cells (boundary_k.hpp), body links first, grouped by body.
-  void build_links(const GhostLayout<L>& layout, const std::vector<std::uint8_t>& h, const std::vector<int>& body) {
+  void build_links(const GhostLayout<L>& layout, const std::vector<std::uint8_t>& h,
+                   const std::vector<int>& body) {
     const PaddedGrid g = grid_;
     const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
     std::vector<std::vector<BoundaryLink>> by_body(setup_.bodies.size());
@@ -559,8 +560,9 @@ class SolverImpl final : public Solver {
           const Real3 from = layout.centre(x);
           Real3 to = from;
           for (int d = 0; d < setup_.dims; ++d) to[static_cast<std::size_t>(d)] += L::c(k, d) * setup_.dx;
-          const double q =
-              setup_.interpolated_walls ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(from, to) : -1.0;
+          const double q = setup_.interpolated_walls
+                               ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(from, to)
+                               : -1.0;
           l.q = q < 0.0 ? 0.5 : q;
           if (is_fluid(back)) l.aux = back;
           by_body[static_cast<std::size_t>(b)].push_back(l);

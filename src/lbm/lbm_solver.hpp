@@ -49,7 +49,7 @@ struct Setup {
   /// Solid bodies, in physical coordinates with cell (i, j, k) centred at ((i, j, k) + 1/2) dx (z = 0 in
   /// 2D). A cell whose centre is inside one is solid; each body's force is reported separately.
   std::vector<std::shared_ptr<const geometry::Shape>> bodies;
-  double dx = 1.0;               ///< cell size in the bodies' units
+  double dx = 1.0;                 ///< cell size in the bodies' units
   bool interpolated_walls = true;  ///< Bouzidi bounce-back where a body gives the crossing, else half-way
 };
 

@@ -69,7 +69,8 @@ EDDY_HD EDDY_INLINE index_t special_entry(index_t n, unsigned faces) {
 /// The neighbours n + s c_i of a cell (s = +1 downstream, -1 upstream): a fixed offset, corrected by
 /// one period where the link crosses one of the cell's wrapped `faces` (only special cells have any).
 template <class L, class T, class R>
-EDDY_HD EDDY_INLINE index_t neighbour(index_t n, unsigned faces, int i, int s, const StreamCollideArgs<T, R>& a) {
+EDDY_HD EDDY_INLINE index_t neighbour(index_t n, unsigned faces, int i, int s,
+                                      const StreamCollideArgs<T, R>& a) {
   const field::PaddedGrid& g = a.grid;
   index_t m = n + s * g.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
   if (faces) {
@@ -107,7 +108,8 @@ EDDY_HD EDDY_INLINE void load(index_t n, unsigned faces, const StreamCollideArgs
     if constexpr (!Odd) {
       f[i] = load_pop<R>(a.f[i * N + n]);
     } else {
-      const index_t m = Special ? neighbour<L>(n, faces, i, -1, a) : n - a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+      const index_t m =
+          Special ? neighbour<L>(n, faces, i, -1, a) : n - a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
       const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         f[i] = load_pop<R>(a.f[opposite(i) * N + m]);
@@ -121,14 +123,16 @@ EDDY_HD EDDY_INLINE void load(index_t n, unsigned faces, const StreamCollideArgs
 /// step; after an odd step slot i of the downstream cells, or bounced back into the cell's own slot
 /// opp(i) where the downstream cell is solid (Special, as in load()).
 template <class L, bool Odd, bool Special, class T, class R>
-EDDY_HD EDDY_INLINE void store(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a, const R (&f)[L::q]) {
+EDDY_HD EDDY_INLINE void store(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
+                               const R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
   [[maybe_unused]] const bool near = Special && (a.flags[n] & near_solid);
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
       a.f[opposite(i) * N + n] = store_pop<T>(f[i]);
     } else {
-      const index_t m = Special ? neighbour<L>(n, faces, i, +1, a) : n + a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+      const index_t m =
+          Special ? neighbour<L>(n, faces, i, +1, a) : n + a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
       const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         a.f[i * N + m] = store_pop<T>(f[i]);

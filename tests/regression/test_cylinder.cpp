@@ -37,9 +37,11 @@ const app::BodyReport& run_2d1(int d) {
   EXPECT_EQ(r.bodies.size(), 1u);
   done[d] = r.bodies.empty() ? app::BodyReport{} : r.bodies[0];
   const app::BodyReport& b = done[d];
-  std::printf("2D-1, D = %d cells: C_D %.4f (mean of the second half %.4f, %+.2f %%), C_L %.5f, dp %.5f Pa (%+.2f %%)\n",
-              d, b.cd, b.summary.cd_mean, 100 * (b.summary.cd_mean / cd_ref - 1), b.cl, b.pressure_difference,
-              100 * (b.pressure_difference / dp_ref - 1));
+  std::printf(
+      "2D-1, D = %d cells: C_D %.4f (mean of the second half %.4f, %+.2f %%), C_L %.5f, dp %.5f Pa (%+.2f "
+      "%%)\n",
+      d, b.cd, b.summary.cd_mean, 100 * (b.summary.cd_mean / cd_ref - 1), b.cl, b.pressure_difference,
+      100 * (b.pressure_difference / dp_ref - 1));
   return b;
 }
 

@@ -630,31 +630,38 @@ TEST(Config, GeometryBodiesAndOpenFaces) {
   EXPECT_EQ(s.boundaries.x_max.pressure, 0.25);
   // The resolved YAML reads back to the same settings; --set replaces the whole list.
   EXPECT_TRUE(eddy::config::same_settings(s, load_text(s.resolved_yaml, "resolved.yaml")));
-  const RunSpec t = load_text(yaml, "g.yaml", {"geometry.bodies=[{type: sphere, center: [1, 0.2], radius: 0.1}]"});
+  const RunSpec t =
+      load_text(yaml, "g.yaml", {"geometry.bodies=[{type: sphere, center: [1, 0.2], radius: 0.1}]"});
   ASSERT_EQ(t.geometry.bodies.size(), 1u);
   EXPECT_EQ(t.geometry.bodies[0].type, "sphere");
   EXPECT_FALSE(eddy::config::same_settings(s, t));
   // Errors name the body and its key.
   expect_error(yaml + "  reference_area: -1\n", {"geometry.reference_area", ">= 0"});
-  expect_error(yaml, {"--set geometry.bodies=", "geometry.bodies[0].colour", "unknown key", "valid keys in a body: type, center"},
+  expect_error(yaml,
+               {"--set geometry.bodies=", "geometry.bodies[0].colour", "unknown key",
+                "valid keys in a body: type, center"},
                {"geometry.bodies=[{type: cylinder, center: [0.2, 0.2], radius: 0.05, colour: red}]"});
   expect_error(yaml, {"geometry.bodies[0].type", "'cone' is not one of cylinder, sphere, box"},
                {"geometry.bodies=[{type: cone}]"});
-  expect_error(yaml, {"geometry.bodies[0].lo", "a box needs lo"}, {"geometry.bodies=[{type: box, hi: [1, 1]}]"});
+  expect_error(yaml, {"geometry.bodies[0].lo", "a box needs lo"},
+               {"geometry.bodies=[{type: box, hi: [1, 1]}]"});
   expect_error(yaml, {"geometry.bodies[0].radius", "is not a key of a box"},
                {"geometry.bodies=[{type: box, lo: [0, 0], hi: [1, 0.1], radius: 1}]"});
   expect_error(yaml, {"geometry.bodies[0].center", "needs one entry per dimension"},
                {"geometry.bodies=[{type: sphere, center: [1], radius: 0.1}]"});
   expect_error(yaml, {"geometry.bodies[0]", "expected a body"}, {"geometry.bodies=[3]"});
   expect_error(yaml, {"geometry.bodies", "expected a list of bodies"}, {"geometry.bodies=3"});
-  expect_error(yaml, {"boundaries.x_min.velocity", "a velocity_inlet needs"}, {"boundaries.x_min.velocity=[0.3]"});
+  expect_error(yaml, {"boundaries.x_min.velocity", "a velocity_inlet needs"},
+               {"boundaries.x_min.velocity=[0.3]"});
   expect_error(yaml, {"boundaries.x_min.profile", "uniform, parabolic"}, {"boundaries.x_min.profile=cosine"});
-  expect_error(yaml, {"boundaries.x_max.type", "periodic", "must be paired"}, {"boundaries.x_max.type=periodic"});
+  expect_error(yaml, {"boundaries.x_max.type", "periodic", "must be paired"},
+               {"boundaries.x_max.type=periodic"});
   expect_error(yaml, {"initial.type", "no face is a velocity_inlet"},
                {"initial.type=inflow", "boundaries.x_min.type=wall"});
-  expect_error("solver: spectral\nrun: {steps: 1}\ngeometry: {bodies: [{type: sphere, center: [0.5, 0.5], "
-               "radius: 0.1}]}\n",
-               {"geometry.bodies", "solver lbm only"});
+  expect_error(
+      "solver: spectral\nrun: {steps: 1}\ngeometry: {bodies: [{type: sphere, center: [0.5, 0.5], "
+      "radius: 0.1}]}\n",
+      {"geometry.bodies", "solver lbm only"});
 }
 
 }  // namespace

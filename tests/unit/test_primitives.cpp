@@ -1,4 +1,5 @@
-// The primitive bodies (src/geometry/primitives.hpp): inside, exact crossings against closed forms, bounds, bad parameters.
+// The primitive bodies (src/geometry/primitives.hpp): inside, exact crossings against closed forms, bounds,
+// bad parameters.
 #include <gtest/gtest.h>
 
 #include <cmath>
