@@ -126,10 +126,8 @@ class GhostLayout {
             index_t up[3] = {0, 0, 0};
             for (int d = 0; d < s_.dims; ++d) {
               index_t u = p[d] - L::c(j, d);
-              if ((wrap >> d) & 1u) u += u < lo[d] ? box[1][static_cast<std::size_t>(d)] : 0;
-              if ((wrap >> d) & 1u)
-                u -= u >= lo[d] + box[1][static_cast<std::size_t>(d)] ? box[1][static_cast<std::size_t>(d)]
-                                                                      : 0;
+              const index_t period = box[1][static_cast<std::size_t>(d)];
+              if ((wrap >> d) & 1u) u += u < lo[d] ? period : (u >= lo[d] + period ? -period : 0);
               upstream_inside = upstream_inside && !outside(d, u);
               up[d] = box[0][static_cast<std::size_t>(d)] + u - lo[d];
             }

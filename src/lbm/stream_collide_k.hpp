@@ -49,6 +49,7 @@ struct StreamCollideArgs {
 /// its high face): the links of such a cell across that face lead to the image on the other side.
 /// Divisions: for setting up and for diagnostics, not for the update (the special list carries them).
 EDDY_HD EDDY_INLINE unsigned wrapped_faces(const field::PaddedGrid& g, unsigned axes, index_t n) {
+  if (axes == 0) return 0;  // nothing wraps: no divisions
   const index_t p[3] = {n % g.sx, (n / g.sx) % (g.ny + 2 * g.g), n / g.sy};
   const index_t lo[3] = {g.g, g.g, g.gz}, ext[3] = {g.nx, g.ny, g.nz};
   unsigned faces = 0;
@@ -108,8 +109,7 @@ EDDY_HD EDDY_INLINE void load(index_t n, unsigned faces, const StreamCollideArgs
     if constexpr (!Odd) {
       f[i] = load_pop<R>(a.f[i * N + n]);
     } else {
-      const index_t m =
-          Special ? neighbour<L>(n, faces, i, -1, a) : n - a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+      const index_t m = neighbour<L>(n, Special ? faces : 0u, i, -1, a);  // bulk: a fixed offset
       const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         f[i] = load_pop<R>(a.f[opposite(i) * N + m]);
@@ -131,8 +131,7 @@ EDDY_HD EDDY_INLINE void store(index_t n, unsigned faces, const StreamCollideArg
     if constexpr (!Odd) {
       a.f[opposite(i) * N + n] = store_pop<T>(f[i]);
     } else {
-      const index_t m =
-          Special ? neighbour<L>(n, faces, i, +1, a) : n + a.grid.offset(L::c(i, 0), L::c(i, 1), L::c(i, 2));
+      const index_t m = neighbour<L>(n, Special ? faces : 0u, i, +1, a);  // bulk: a fixed offset
       const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         a.f[i * N + m] = store_pop<T>(f[i]);
