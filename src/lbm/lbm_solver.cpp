@@ -1,6 +1,7 @@
 // The LBM solver for each lattice and storage precision, and its launches.
 #include "lbm/lbm_solver.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -440,13 +441,13 @@ class SolverImpl final : public Solver {
     all_.box = field::SubBox::interior(grid_);
     overlap_ =
         setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
+    const field::SubBox inner = overlap_ ? inner_box() : all_.box;
     std::vector<index_t> shell, specials[2];  // special cells of the inner box, of the shell
     for (index_t z = 0; z < grid_.nz; ++z)
       for (index_t y = 0; y < grid_.ny; ++y)
         for (index_t x = 0; x < grid_.nx; ++x) {
           const index_t n = grid_.at(x, y, z);
-          const bool edge = x == 0 || y == 0 || x == grid_.nx - 1 || y == grid_.ny - 1 ||
-                            (setup_.dims == 3 && (z == 0 || z == grid_.nz - 1));
+          const bool edge = !contains(inner, x, y, z);
           if (edge && overlap_) shell.push_back(n);
           const std::uint8_t f = flags[static_cast<std::size_t>(n)];
           if ((f & kind_mask) == fluid && (f & special))
@@ -459,7 +460,7 @@ class SolverImpl final : public Solver {
     all_.special = special_list_.data();
     all_.special_size = static_cast<index_t>(specials[0].size());
     if (!overlap_) return;
-    inner_.box = field::SubBox::inner(grid_, 1);
+    inner_.box = inner;
     inner_.special = special_list_.data();
     inner_.special_size = static_cast<index_t>(n_inner);
     shell_list_.from_host(shell);
@@ -467,6 +468,43 @@ class SolverImpl final : public Solver {
     shell_.list_size = static_cast<index_t>(shell.size());
     shell_.special = special_list_.data() + n_inner;
     shell_.special_size = static_cast<index_t>(specials[1].size());
+  }
+
+  static bool contains(const field::SubBox& b, index_t x, index_t y, index_t z) {
+    return x >= b.ox && x < b.ox + b.nx && y >= b.oy && y < b.oy + b.ny && z >= b.oz && z < b.oz + b.nz;
+  }
+
+  /// The inner box of the overlapped step: the interior less the one-cell layer at each face whose ghosts
+  /// the exchange fills. A face the block wraps, a wall or an open boundary has no such ghosts, and
+  /// leaving it out keeps the inner box's rows whole and aligned (a block split along z only updates
+  /// two planes before its messages start). The faces are read off the pattern: each ghost it touches
+  /// marks the faces it lies beyond. Every cell the pattern touches must then lie outside the box, as
+  /// with the layer at every face left out, which is the fallback should one not.
+  field::SubBox inner_box() const {
+    const PaddedGrid& g = grid_;
+    const index_t ext[3] = {g.nx, g.ny, g.nz}, lo[3] = {g.g, g.g, g.gz};
+    std::vector<std::array<index_t, 3>> touched;  // interior coordinates: -1 or ext[d] beyond a face
+    unsigned faces = 0;
+    for (const auto& p : pattern_.peers)
+      for (const DeviceArray<index_t>* list : {&p.send, &p.recv})
+        for (const index_t e : list->to_host()) {
+          const index_t n = e % g.n_padded;
+          const std::array<index_t, 3> c{n % g.sx - lo[0], (n / g.sx) % (g.sy / g.sx) - lo[1],
+                                         n / g.sy - lo[2]};
+          for (std::size_t d = 0; d < static_cast<std::size_t>(g.dims); ++d)
+            faces |= c[d] < 0 ? 1u << (2 * d) : (c[d] >= ext[d] ? 1u << (2 * d + 1) : 0u);
+          touched.push_back(c);
+        }
+    field::SubBox b = field::SubBox::interior(g);
+    index_t* size[3] = {&b.nx, &b.ny, &b.nz};
+    index_t* origin[3] = {&b.ox, &b.oy, &b.oz};
+    for (int d = 0; d < g.dims; ++d) {
+      const index_t low = (faces >> (2 * d)) & 1u, high = (faces >> (2 * d + 1)) & 1u;
+      *origin[d] += low, *size[d] -= low + high;
+    }
+    for (const auto& c : touched)
+      if (contains(b, c[0], c[1], c[2])) return field::SubBox::inner(g, 1);
+    return b;
   }
 
   StreamCollideArgs<T, R> args() const {
