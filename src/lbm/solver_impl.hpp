@@ -588,14 +588,14 @@ class SolverImpl final : public Solver {
       if (!(h[static_cast<std::size_t>(n)] & near_solid)) continue;
       const index_t x[3] = {t % g.nx + setup_.offset[0], (t / g.nx) % g.ny + setup_.offset[1],
                             t / (g.nx * g.ny) + setup_.offset[2]};
+      // Neighbours as the kernels find them: wrapped around the block's periodic axes.
+      const unsigned faces = wrapped_faces(g, wrap_axes_, n);
       for (int k = 1; k < L::q; ++k) {
-        // Neighbours as the kernels find them: wrapped around the block's periodic axes.
-        const unsigned faces = wrapped_faces(g, wrap_axes_, n);
         const index_t m = neighbour<L>(n, faces, k, +1, a);
         const index_t back = neighbour<L>(n, faces, k, -1, a);
         if (is_fluid(m)) continue;
         BoundaryLink l;
-        l.cell = n, l.k = k;
+        l.cell = n, l.k = k, l.faces = faces;
         const int b = body[static_cast<std::size_t>(m)];
         if (b >= 0) {
           l.kind = body_link, l.body = b;
@@ -606,7 +606,7 @@ class SolverImpl final : public Solver {
                                ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(from, to)
                                : -1.0;
           l.q = q < 0.0 ? 0.5 : q;
-          if (is_fluid(back)) l.aux = back;
+          if (is_fluid(back)) l.aux = back, l.aux_faces = wrapped_faces(g, wrap_axes_, back);
           by_body[static_cast<std::size_t>(b)].push_back(l);
           continue;
         }
@@ -641,7 +641,7 @@ class SolverImpl final : public Solver {
           int j = 0;  // the lattice direction c_k - n: c_k without its normal component is one
           while (j < L::q && (L::c(j, 0) != c[0] || L::c(j, 1) != c[1] || L::c(j, 2) != c[2])) ++j;
           const index_t aux = neighbour<L>(n, faces, j, +1, a);
-          if (is_fluid(aux)) l.aux = aux;
+          if (is_fluid(aux)) l.aux = aux, l.aux_faces = wrapped_faces(g, wrap_axes_, aux);
         }
         open.push_back(l);
       }
