@@ -9,8 +9,12 @@
 ///   u = U sin(kx) cos(ky) cos(kz), v = -U cos(kx) sin(ky) cos(kz), w = 0,
 ///   p = p0 + rho U^2 / 16 (cos 2kx + cos 2ky)(cos 2kz + 2),
 /// the initial condition only (the flow transitions to turbulence).
+///
+/// EDDY_HD: the host (LBM initial state, validation) and device kernels (the spectral solver's initial
+/// field, spectral::Solver::set_taylor_green, evaluated point by point on the device) use this one formula.
 #include <cmath>
 
+#include "backend/macros.hpp"
 #include "core/types.hpp"
 
 namespace eddy::cases {
@@ -22,12 +26,12 @@ struct TaylorGreen {
   double rho = 1.0;  ///< density [kg/m^3]
   int dims = 2;
 
-  double k() const { return 2.0 * M_PI / L; }
+  EDDY_HD double k() const { return 2.0 * M_PI / L; }
   /// Decay factor of the 2D velocity at time t.
-  double decay(double t) const { return std::exp(-2.0 * nu * k() * k() * t); }
+  EDDY_HD double decay(double t) const { return std::exp(-2.0 * nu * k() * k() * t); }
 
   /// Velocity at point x at time t (2D exact; 3D: t must be 0).
-  Real3 velocity(const Real3& x, double t = 0.0) const {
+  EDDY_HD Real3 velocity(const Real3& x, double t = 0.0) const {
     const double a = k() * x[0], b = k() * x[1], c = k() * x[2];
     if (dims == 2) {
       const double f = U * decay(t);
@@ -36,7 +40,7 @@ struct TaylorGreen {
     return {U * std::sin(a) * std::cos(b) * std::cos(c), -U * std::cos(a) * std::sin(b) * std::cos(c), 0.0};
   }
   /// Pressure deviation p - p0 at point x at time t.
-  double pressure(const Real3& x, double t = 0.0) const {
+  EDDY_HD double pressure(const Real3& x, double t = 0.0) const {
     const double a = 2 * k() * x[0], b = 2 * k() * x[1], c = 2 * k() * x[2];
     if (dims == 2) return rho * U * U / 4.0 * (std::cos(a) + std::cos(b)) * decay(t) * decay(t);
     return rho * U * U / 16.0 * (std::cos(a) + std::cos(b)) * (std::cos(c) + 2.0);

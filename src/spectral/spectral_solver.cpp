@@ -99,6 +99,23 @@ void launch_split_components(const Grid& g, const double* in, int comps, T* out,
   });
 }
 
+/// The velocity field `f` (anything with an EDDY_HD Real3 velocity(const Real3& x)) sampled at the cell
+/// centres (i_d + 1/2) dx_d of this rank's physical block, written as solver fields (T, component arrays rs
+/// apart, `comps` of them): point i of the block is x + nx (y_local + ny_local z_local) in 3D (y = y0 +
+/// y_local, z = a0 + z_local; grid.hpp), x + nx y_local in 2D (y = a0 + y_local). The coordinates are the
+/// same double expressions the host-built arrays use, so the samples are the same numbers.
+template <class T, class F>
+void launch_sample_velocity(const Grid& g, const Real3& dx, const F& f, int comps, T* out, index_t rs) {
+  const double hx = dx[0], hy = dx[1], hz = dx[2];
+  backend::parallel_for("spectral::sample_velocity", g.points(), [=] EDDY_DEVICE(index_t i) {
+    const index_t x = i % g.n[0], r = i / g.n[0];
+    const index_t y = g.dims == 3 ? g.y0 + r % g.ny_local : g.a0 + r;
+    const index_t z = g.dims == 3 ? g.a0 + r / g.ny_local : 0;
+    const Real3 v = f.velocity(Real3{(x + 0.5) * hx, (y + 0.5) * hy, (z + 0.5) * hz});
+    for (int d = 0; d < comps; ++d) out[i + d * rs] = T(v[static_cast<std::size_t>(d)]);
+  });
+}
+
 /// Solver fields -> physical fields (double, components adjacent).
 template <class T>
 void launch_join_components(const Grid& g, const T* in, index_t rs, int comps, double* out) {
@@ -261,12 +278,24 @@ class SolverImpl final : public Solver {
     if (static_cast<index_t>(u.size()) != n * setup_.dims)
       throw Error("spectral::Solver::set_velocity: expected " + std::to_string(n * setup_.dims) +
                   " values, got " + std::to_string(u.size()));
-    DeviceArray<double> d;
-    d.from_host(u);
-    launch_split_components(grid_, d.data(), setup_.dims, p_.data(), rs_);
-    fft_.forward(p_.data(), w_.data(), setup_.dims);
-    launch_state_from_velocity(grid_, w_.data(), cs_, T(1.0 / double(grid_.total_points())), u_.data());
-    steps_ = 0;
+    {
+      DeviceArray<double> d;
+      d.from_host(u);
+      launch_split_components(grid_, d.data(), setup_.dims, p_.data(), rs_);
+    }
+    state_from_physical_velocity();
+  }
+
+  void set_taylor_green(const cases::TaylorGreen& tg) override {
+    if (tg.dims != setup_.dims)
+      throw Error("spectral::Solver::set_taylor_green: a " + std::to_string(tg.dims) + "D field for a " +
+                  std::to_string(setup_.dims) + "D solver");
+    ready_ = false;
+    Real3 dx{0.0, 0.0, 0.0};
+    for (std::size_t d = 0; d < static_cast<std::size_t>(setup_.dims); ++d)
+      dx[d] = setup_.length[d] / double(setup_.cells[d]);
+    launch_sample_velocity(grid_, dx, tg, setup_.dims, p_.data(), rs_);
+    state_from_physical_velocity();
   }
 
   void set_random_spectrum(const RandomSpectrum& r) override {
@@ -485,6 +514,14 @@ class SolverImpl final : public Solver {
       launch_cross_3d(grid_, p_.data(), rs_);
       fft_.forward(p_.data(), w_.data(), 3);
     }
+  }
+
+  /// The state from the physical velocity in p_ (dims fields, destroyed by the forward transform):
+  /// projected (3D) or curled (2D), 2/3-truncated. Resets the step count.
+  void state_from_physical_velocity() {
+    fft_.forward(p_.data(), w_.data(), setup_.dims);
+    launch_state_from_velocity(grid_, w_.data(), cs_, T(1.0 / double(grid_.total_points())), u_.data());
+    steps_ = 0;
   }
 
   /// The physical velocity of the state into p_ (dims fields).

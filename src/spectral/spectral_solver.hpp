@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cases/taylor_green/taylor_green.hpp"
 #include "core/types.hpp"
 #include "field/slab.hpp"
 #include "spectral/forcing_k.hpp"
@@ -74,6 +75,15 @@ class Solver {
   /// Set the state from a physical velocity on this rank's slab (dims components per point, m/s); it
   /// is projected onto divergence-free fields and 2/3-truncated. Resets the step count.
   virtual void set_velocity(const std::vector<double>& u) = 0;
+  /// Set the state from the Taylor-Green velocity `tg` (tg.dims must be the solver's), sampled at the
+  /// cell centres (i + 1/2) L_d / n_d of this rank's block: the same state as set_velocity with the
+  /// host-built array, but evaluated point by point on the device, written in the solver's precision
+  /// straight into the physical work fields the forward transform reads (no host array and no FP64
+  /// device copy: at 1024^3 those were 25.8 GB each). The formula is cases::TaylorGreen's own (EDDY_HD),
+  /// which the LBM and the validation use on the host; a solver may include cases/ headers that need
+  /// nothing above core/ and backend/macros.hpp. Another analytic field would be one more such method
+  /// over the same launch (spectral_solver.cpp: launch_sample_velocity takes any EDDY_HD velocity(x)).
+  virtual void set_taylor_green(const cases::TaylorGreen& tg) = 0;
   /// Set the state to a random field with the spectrum `r` (same on every decomposition).
   virtual void set_random_spectrum(const RandomSpectrum& r) = 0;
   /// Advance one time step of dt seconds.

@@ -9,6 +9,8 @@
 //  - the app's Taylor-Green 3D run on pencils agrees with the one-rank run (gathered velocity and the
 //    HDF5 field files), and checkpoints restart
 //    across decompositions (slab <-> pencil <-> one rank);
+//  - the Taylor-Green field sampled on the device (set_taylor_green) gives each rank the state that its part
+//    of the host-built array gives through set_velocity, on slabs and pencils;
 //  - bad decompositions are InputErrors naming the key.
 // Each rank also runs the one-rank reference itself (LocalSlabExchange), so no gathering is needed.
 // Run: mpirun -n N ./eddy_mpi_spectral_tests
@@ -18,6 +20,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/run.hpp"
@@ -31,6 +34,7 @@
 #include "parallel/transpose.hpp"
 #include "spectral/slab_fft.hpp"
 #include "spectral/spectral_solver.hpp"
+#include "tests/support/taylor_green_state.hpp"
 #include "tests/support/transports.hpp"
 
 namespace eddy {
@@ -321,6 +325,34 @@ TEST(SpectralMpi, Runs2dKolmogorovForcedAgreeWithOneRank) {
   f.amplitude = 2.0;
   f.mode = 4;
   check_agreement(2, "rk4", "two_thirds", f);
+}
+
+/// set_taylor_green samples this rank's own block (slab: its z-planes, pencil: its y-rows of them; 2D: its
+/// y-rows): the state equals set_velocity of the rank's part of the whole host-built array, within the
+/// bound of tests/unit/test_spectral.cpp (64 eps max|state|; bitwise on the CPU backend).
+TEST(SpectralMpi, TaylorGreenOnTheDeviceEqualsTheHostArray) {
+  if (!backend::fft_available()) GTEST_SKIP();
+  std::vector<std::pair<int, int>> layouts{{2, 1}, {3, 1}};  // (dims, P1)
+  for (int p1 : pencil_rows()) layouts.emplace_back(3, p1);
+  for (const auto& [dims, p1] : layouts) {
+    const auto exchange = parallel::make_slab_exchange("mpi", world(), p1);
+    spectral::Setup s;
+    s.dims = dims;
+    s.cells = dims == 3 ? Int3{20, 18, 14} : Int3{48, 30, 1};  // uneven splits (check_agreement)
+    s.length = {1.7, 1.7, 1.7};
+    cases::TaylorGreen tg;
+    tg.dims = dims, tg.U = 1.3, tg.L = 1.7;
+    Real3 dx{0, 0, 0};
+    for (std::size_t d = 0; d < static_cast<std::size_t>(dims); ++d) dx[d] = 1.7 / double(s.cells[d]);
+    auto host = spectral::make_solver(s, *exchange), device = spectral::make_solver(s, *exchange);
+    host->set_velocity(slab_of(test::taylor_green_whole(tg, s.cells, dx), host->grid(), dims));
+    device->set_taylor_green(tg);
+    const double d = relative_difference(test::state_numbers(*device), test::state_numbers(*host));
+    if (world().root())
+      std::printf("Taylor-Green %dD on %d x %d: device vs host state %.3g (relative)\n", dims, p1,
+                  world().size() / p1, d);
+    EXPECT_LE(d, 64 * 2.220446049250313e-16) << dims << "D, P1 = " << p1;
+  }
 }
 
 /// The app on this many ranks: the Taylor vortex (velocity gathered for the error) is still exact.

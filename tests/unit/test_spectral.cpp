@@ -14,6 +14,7 @@
 #include "spectral/grid.hpp"
 #include "spectral/slab_fft.hpp"
 #include "spectral/spectral_solver.hpp"
+#include "tests/support/taylor_green_state.hpp"
 
 namespace {
 
@@ -222,6 +223,54 @@ TEST(Spectral, ParsevalDiagnosticsOfTaylorGreen) {
     EXPECT_NEAR(s.max_velocity, umax, tol * 10);  // over the grid points, not the continuum maximum 1
     EXPECT_NEAR(s.max_component[0], uxmax, tol * 10);
   }
+}
+
+/// set_taylor_green (the field sampled on the device, in the solver's precision) gives the state that
+/// set_velocity gives with the host-built array, 2D and 3D, FP64 and FP32, on a grid with a different
+/// point count per direction (so a swapped or misplaced coordinate shows) and U, L != 1. Tolerance: both
+/// paths evaluate the same double expressions per point ((i + 1/2) dx, cases::TaylorGreen::velocity), round
+/// them to T the same way, then run the same transform and the same state kernel, so on the CPU backend
+/// the states are bitwise equal. A device's sin/cos may differ from the host's by up to 2 ulp (CUDA's
+/// double sin/cos bound) and FMA contraction may round the coordinates differently: a sample of three
+/// factors then differs by at most ~8 eps_T U, and the normalised forward transform (|s_k| <= max|u|)
+/// carries that into every mode, against modes of size U/8 (3D: sin cos cos = sum of 8 exponentials;
+/// 2D: the vorticity 2 k U sin sin is 4 exponentials of k U/2): |difference| <= 64 eps_T max|state|.
+TEST(Spectral, TaylorGreenOnTheDeviceEqualsTheHostArray) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  eddy::field::LocalSlabExchange ex;
+  for (int dims : {2, 3})
+    for (eddy::Precision p : {eddy::Precision::fp64, eddy::Precision::fp32}) {
+      eddy::spectral::Setup s = setup3d(16, p);
+      s.dims = dims;
+      s.cells = dims == 3 ? Int3{16, 12, 10} : Int3{20, 14, 1};
+      const double L = 1.7;
+      s.length = {L, L, L};
+      eddy::cases::TaylorGreen tg;
+      tg.dims = dims, tg.U = 1.3, tg.L = L;
+      Real3 dx{0, 0, 0};
+      for (std::size_t d = 0; d < static_cast<std::size_t>(dims); ++d) dx[d] = L / double(s.cells[d]);
+      auto host = eddy::spectral::make_solver(s, ex), device = eddy::spectral::make_solver(s, ex);
+      host->set_velocity(eddy::test::taylor_green_whole(tg, s.cells, dx));
+      device->set_taylor_green(tg);
+      const std::vector<double> a = eddy::test::state_numbers(*host), b = eddy::test::state_numbers(*device);
+      ASSERT_EQ(a.size(), b.size());
+      double diff = 0, size = 0;
+      for (std::size_t i = 0; i < a.size(); i += 2) {  // (re, im) pairs
+        diff = std::max(diff, std::max(std::fabs(a[i] - b[i]), std::fabs(a[i + 1] - b[i + 1])));
+        size = std::max(size, std::hypot(a[i], a[i + 1]));
+      }
+      const double eps = p == eddy::Precision::fp64 ? 2.220446049250313e-16 : 1.1920929e-7;
+      std::printf("Taylor-Green %dD %s: device vs host state %.3g (max |state| %.4g)\n", dims,
+                  p == eddy::Precision::fp64 ? "fp64" : "fp32", diff, size);
+      // The state holds the field: |modes| (+-1, +-1, +-1) of U/8 (3D), (+-1, +-1) of k U / 2 (2D vorticity).
+      EXPECT_NEAR(size, dims == 3 ? tg.U / 8 : tg.k() * tg.U / 2, 1e-5 * size);
+      EXPECT_LE(diff, 64 * eps * size) << dims << "D";
+      EXPECT_EQ(device->steps(), 0);
+    }
+  eddy::cases::TaylorGreen wrong;
+  wrong.dims = 2;
+  auto solver = eddy::spectral::make_solver(setup3d(8), ex);
+  EXPECT_THROW(solver->set_taylor_green(wrong), eddy::Error);
 }
 
 TEST(Spectral, SetVelocityProjectsOntoDivergenceFreeFields) {
