@@ -94,28 +94,20 @@ struct NextInputs {
   EDDY_HD EDDY_INLINE void truncated(index_t m) const { zero_mode(out, m, cs, g.dims == 2 ? 4 : 6); }
 };
 
-// The stage kernels at the kept modes only: elsewhere u, acc, x and the nonlinear term are zero and stay
-// so (step()), so a truncated mode reads nothing and writes only its transform inputs' zeros.
-template <class T, class R>
-void launch_rk4_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
-  backend::parallel_for("spectral::rk4_stage", g.modes(), [=] EDDY_DEVICE(index_t m) {
-    const Mode<T> md = Mode<T>::at(g, m);
-    if (md.kept)
-      rk4_stage(s, m, md, g, rhs, a, next);
-    else
-      next.truncated(m);
-  });
-}
-
-template <class T, class R>
-void launch_rk3_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
-  backend::parallel_for("spectral::rk3_stage", g.modes(), [=] EDDY_DEVICE(index_t m) {
-    const Mode<T> md = Mode<T>::at(g, m);
-    if (md.kept)
-      rk3_stage(s, m, md, g, rhs, a, next);
-    else
-      next.truncated(m);
-  });
+/// Stage s of RK3 or RK4 (`stages`) at the kept modes only: elsewhere u, acc, x and the nonlinear term are
+/// zero and stay so (step()), so a truncated mode reads nothing and writes only its inputs' zeros.
+template <int stages, class T, class R>
+void launch_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
+  backend::parallel_for(stages == 3 ? "spectral::rk3_stage" : "spectral::rk4_stage", g.modes(),
+                        [=] EDDY_DEVICE(index_t m) {
+                          const Mode<T> md = Mode<T>::at(g, m);
+                          if (!md.kept)
+                            next.truncated(m);
+                          else if constexpr (stages == 3)
+                            rk3_stage(s, m, md, g, rhs, a, next);
+                          else
+                            rk4_stage(s, m, md, g, rhs, a, next);
+                        });
 }
 
 /// Physical fields (double, components adjacent) -> solver fields (T, component arrays rs apart).
@@ -351,8 +343,8 @@ class SolverImpl final : public Solver {
         products();
         const bool next_shifted = s < 3 ? shifted : shifting && steps_ % 2 == 0;
         const NextInputs<T> next{w_.data(), cs_, grid_, next_shifted, (band && s < 3) || s == 2};
-        grid_.dims == 2 ? launch_rk3_stage(s, grid_, rhs2d(shifted, x), a, next)
-                        : launch_rk3_stage(s, grid_, rhs3d(shifted, x), a, next);
+        grid_.dims == 2 ? launch_stage<3>(s, grid_, rhs2d(shifted, x), a, next)
+                        : launch_stage<3>(s, grid_, rhs3d(shifted, x), a, next);
       }
     } else {
       if (!ready_) inputs(u_.data(), false);
@@ -361,8 +353,8 @@ class SolverImpl final : public Solver {
         const C* x = s == 1 ? u_.data() : x_.data();
         products();
         const NextInputs<T> next{w_.data(), cs_, grid_, shifting && s % 2 == 1 && s < 4, band && s < 4};
-        grid_.dims == 2 ? launch_rk4_stage(s, grid_, rhs2d(shifted, x), a, next)
-                        : launch_rk4_stage(s, grid_, rhs3d(shifted, x), a, next);
+        grid_.dims == 2 ? launch_stage<4>(s, grid_, rhs2d(shifted, x), a, next)
+                        : launch_stage<4>(s, grid_, rhs3d(shifted, x), a, next);
       }
     }
     ready_ = true;

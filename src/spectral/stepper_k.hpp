@@ -18,8 +18,9 @@
 /// Storage per component: the state u, an accumulator `acc` (RK4: the N sum; RK3: N1) and the stage
 /// value `x` whose nonlinear term the next stage evaluates. Each stage is one pass over the modes,
 /// fused with the nonlinear term's projection and mask (the Rhs functors of navier_stokes_k.hpp).
-/// Outside the dealiasing mask the Rhs functors' term (force included) is zero, so a mode whose u, acc and x are zero there
-/// stays zero: a caller that keeps them so may skip those modes (the solver, spectral_solver.cpp).
+/// Outside the dealiasing mask the Rhs functors' term (force included) is zero, so a mode whose u, acc and x
+/// are zero there stays zero: a caller that keeps them so may skip those modes (the solver,
+/// spectral_solver.cpp).
 #include <cmath>
 
 #include "spectral/navier_stokes_k.hpp"
