@@ -103,7 +103,7 @@ void launch_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, con
                           const Mode<T> md = Mode<T>::at(g, m);
                           if (!md.kept)
                             next.truncated(m);
-                          else if constexpr (stages == 3)
+                          else if (stages == 3)  // a constant: the other stepper compiles away
                             rk3_stage(s, m, md, g, rhs, a, next);
                           else
                             rk4_stage(s, m, md, g, rhs, a, next);
