@@ -4,11 +4,9 @@
 # on the GPU, and bench the LBM.  scripts/gpu_check.sh OUTDIR [GTEST_SOURCE]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/gpu_check_out}
-gtest=${2:-}
-mkdir -p "$out"
-py=$(command -v python3)
 source "$root/scripts/gpu_lib.sh"
+gpu_args check "$@"
+gpu_python
 gpu_build "$out" "$gtest" --cpu eddy eddy_unit_tests
 $gpu info
 
@@ -43,4 +41,4 @@ done
 $gpu bench "$root/configs/bench/lbm_d3q19_256.yaml" --set numerics.lattice=D3Q27 --json "$out/bench_d3q27_256.json"
 $gpu bench "$root/configs/bench/lbm_d3q19_256.yaml" --set numerics.collision=trt | tail -1
 rm -rf "$out/w" "$out/cmake_cuda.log" "$out/cmake_cpu.log"
-echo "total: $(( $(date +%s) - t0 )) s"
+gpu_total

@@ -12,32 +12,11 @@
 # skipped. Results: summary.txt and cylinder.csv (one line per run with eddy's end-of-run report).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/gpu_cylinder_out}
-gtest=${2:-}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-w=${TMPDIR:-/tmp}/eddy_cylinder_$$
-mkdir -p "$w"
-trap 'rm -rf "$w"' EXIT
-exec > >(tee "$out/summary.txt") 2>&1
-py=$(command -v python3)
-for p in "$(command -v python3)" /usr/bin/python3; do
-  [ -x "$p" ] && "$p" -c "import h5py, numpy" 2>/dev/null && { py=$p; break; }
-done
-t0=$(date +%s)
-budget=${EDDY_BUDGET_S:-560}
-lim() {  # lim SECONDS: SECONDS, or what is left of the budget if less (0 = skip)
-  local left=$((budget - ($(date +%s) - t0) - 15))
-  [ "$left" -lt 10 ] && { echo 0; return; }
-  [ "$1" -lt "$left" ] && echo "$1" || echo "$left"
-}
-source "$root/scripts/gpu_lib.sh"
-if [ -n "${EDDY_GPU_BIN:-}" ]; then
-  gpu=$EDDY_GPU_BIN cpu=${EDDY_CPU_BIN:-$EDDY_GPU_BIN}
-else
-  [ -z "$gtest" ] && [ -d "$root/.deps/googletest" ] && gtest=$root/.deps/googletest
-  gpu_build "$w" "$gtest" --cpu eddy
-fi
+source "$root/scripts/gpu_lib.sh"  # lim: the budget; $t0
+gpu_args cylinder "$@"
+gpu_workdir cylinder
+gpu_python
+gpu_binaries "$w" "$gtest" --cpu eddy  # or EDDY_GPU_BIN / EDDY_CPU_BIN
 $gpu info
 quiet=(--quiet --set output.fields.every=0)
 
@@ -71,4 +50,4 @@ run re20 20 30
 run re20 40 40
 run re20 80 90
 rm -rf "$w"
-echo "total: $(( $(date +%s) - t0 )) s"
+gpu_total

@@ -13,11 +13,8 @@
 # scripts/gpu_fp16.sh OUTDIR [GTEST_SOURCE]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/gpu_fp16_out}
-gtest=${2:-}
-mkdir -p "$out"
-t0=$(date +%s)
 source "$root/scripts/gpu_lib.sh"
+gpu_args fp16 "$@"
 gpu_build "$out" "$gtest" eddy eddy_unit_tests eddy_regression_tests
 $gpu info
 
@@ -72,4 +69,4 @@ print(f"Ghia deviation fp16/fp32: u {u16:.4f}/{u32:.4f} = {u16 / u32:.3f}, v {v1
       f" -> {'PASS' if u16 <= 1.5 * u32 and v16 <= 1.5 * v32 else 'FAIL'} (within 1.5x)")
 PY
 rm -rf "$out/w"
-echo "total: $(($(date +%s) - t0)) s"
+gpu_total

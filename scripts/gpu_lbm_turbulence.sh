@@ -17,39 +17,11 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 want() { [[ " ${EDDY_SECTIONS:-check bench tgv cavity cube} " == *" $1 "* ]]; }
-out=${1:-$root/gpu_lbm_turbulence_out}
-gtest=${2:-}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-w=${TMPDIR:-/tmp}/eddy_lbm_turbulence_$$  # run directories (GB of fields) stay out of OUTDIR
-mkdir -p "$w"
-trap 'rm -rf "$w"' EXIT
-exec > >(tee "$out/summary.txt") 2>&1
-py=$(command -v python3)  # the one with h5py and numpy (on the H200 machines: PATH's, not /usr/bin's)
-for p in "$(command -v python3)" /usr/bin/python3; do
-  [ -x "$p" ] && "$p" -c "import h5py, numpy" 2>/dev/null && { py=$p; break; }
-done
-t0=$(date +%s)
-budget=${EDDY_BUDGET_S:-560}  # the whole script, build included, stays below this (the device tool allows 600)
-lim() {  # lim SECONDS: SECONDS, or what is left of the budget if less (0 = skip)
-  local left=$((budget - ($(date +%s) - t0) - 15))
-  [ "$left" -lt 10 ] && { echo 0; return; }
-  [ "$1" -lt "$left" ] && echo "$1" || echo "$left"
-}
-tlim() {  # tlim SECONDS CMD...: CMD under a timeout cut to the budget; skipped (status 124) when none is left
-  local t
-  t=$(lim "$1")
-  shift
-  [ "$t" = 0 ] && { echo "skipped (time budget): ${*:1:3}"; return 124; }
-  timeout "$t" "$@"
-}
-source "$root/scripts/gpu_lib.sh"  # the shared builds (build/gpu-cuda, build/gpu-cpu) and the GPU environment
-if [ -n "${EDDY_GPU_BIN:-}" ]; then  # or given binaries: EDDY_GPU_BIN=... EDDY_CPU_BIN=...
-  gpu=$EDDY_GPU_BIN cpu=${EDDY_CPU_BIN:-$EDDY_GPU_BIN}
-else
-  [ -z "$gtest" ] && [ -d "$root/.deps/googletest" ] && gtest=$root/.deps/googletest
-  gpu_build "$w" "$gtest" --cpu eddy  # logs into the work directory: OUTDIR keeps to the result files
-fi
+source "$root/scripts/gpu_lib.sh"  # the shared builds, the GPU environment, lim / tlim: the budget from $t0
+gpu_args lbm_turbulence "$@"
+gpu_workdir lbm_turbulence  # run directories (GB of fields) in $w, out of OUTDIR
+gpu_python
+gpu_binaries "$w" "$gtest" --cpu eddy  # or EDDY_GPU_BIN / EDDY_CPU_BIN; build logs into $w
 $gpu info
 quiet=(--quiet --set output.fields.every=0)
 
@@ -143,4 +115,4 @@ for name in q19_reg_256 q27_reg_256; do
   rm -f "$out/tgv_$name.csv"
 done
 rm -rf "$w"
-echo "total: $(( $(date +%s) - t0 )) s"
+gpu_total

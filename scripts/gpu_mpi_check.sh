@@ -8,16 +8,10 @@
 # `quick`: only the MPI tests.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/gpu_mpi_out}
-gtest=${2:-}
-what=${3:-}
-w=$out/w
-mkdir -p "$w"
-export OMP_NUM_THREADS=8
-mpi=(mpirun --bind-to none -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS)
-t0=$(date +%s)
 source "$root/scripts/gpu_lib.sh"
-nvidia-smi topo -m | head -3
+gpu_args mpi "$@"
+what=${3:-}
+gpu_mpi
 gpu_build "$w" "$gtest" eddy eddy_mpi_lbm_halo_tests eddy_mpi_spectral_tests
 e=$gpu
 "${mpi[@]}" -n 2 $e info
@@ -25,7 +19,7 @@ comms="mpi mpi-gpu nccl"
 
 echo "== MPI tests on device memory, 2 ranks (every transport the build runs)"
 for t in lbm_halo spectral; do
-  "${mpi[@]}" -n 2 "$root/build/gpu-cuda/tests/mpi/eddy_mpi_${t}_tests" 2>&1 | grep -vE "^\[ +(RUN|OK) +\]" | grep -vE "^\[-+\]|^$" | tail -14
+  "${mpi[@]}" -n 2 "$root/build/gpu-cuda/tests/mpi/eddy_mpi_${t}_tests" 2>&1 | gtest_digest 14
 done
 
 if [ "$what" = quick ]; then  # the tests only (the auto test logs which transport won)
@@ -86,5 +80,5 @@ for comm in nccl; do  # host-staged mpi: 2509 ms/step at 512^3 (2026-11-30), not
   "${mpi[@]}" -n 2 $e run "$root/configs/tgv3d_spectral.yaml" "${p[@]}" --set parallel.comm=$comm --out "$w/p2_$comm" >/dev/null 2>&1 &&
     echo -n "2 GPUs $comm: " && ms "$w/p2_$comm/diagnostics.csv"
 done
-echo "total: $(( $(date +%s) - t0 )) s"
+gpu_total
 rm -rf "$w"

@@ -13,22 +13,16 @@
 # `quick`: the tests and the agreement runs only (no benchmarks).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/gpu_pencil_out}
-gtest=${2:-}
-what=${3:-}
-w=$out/w
-mkdir -p "$w"
-export OMP_NUM_THREADS=8
-mpi=(mpirun --bind-to none -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS)
-t0=$(date +%s)
 source "$root/scripts/gpu_lib.sh"
-nvidia-smi topo -m | head -3
+gpu_args pencil "$@"
+what=${3:-}
+gpu_mpi
 gpu_build "$w" "$gtest" eddy eddy_mpi_spectral_tests
 e=$gpu
 
 echo "== spectral MPI tests on device memory, 2 ranks"
 (cd "$w" && "${mpi[@]}" -n 2 "$root/build/gpu-cuda/tests/mpi/eddy_mpi_spectral_tests" 2>&1 |
-  grep -vE "^\[ +(RUN|OK) +\]" | grep -vE "^\[-+\]|^$" | tail -20)
+  gtest_digest 20)
 
 echo "== TGV 3D FP64 RK4 48^3, 20 steps: slab and pencil on 2 GPUs vs 1 GPU (tol 1e-12); overlap vs batched (bitwise)"
 s=(--set "domain.cells=[48,48,48]" --set run.end_time=0 --set run.steps=20 --set numerics.dt=0.02
@@ -76,5 +70,5 @@ for f in sorted(glob.glob(sys.argv[1] + "/*/spectral_3d_1024.json") + glob.glob(
           f"transposes {d.get('transpose_bandwidth_gbs', 0):.0f} GB/s of peer {d.get('peer_bandwidth_gbs', 0):.0f} GB/s")
 PY
 python3 "$root/scripts/eddy_post.py" bench "$out/1gpu" "$out/2gpu" "$out/2gpu_variants" --markdown "$out/scaling.md"
-echo "total: $(( $(date +%s) - t0 )) s"
+gpu_total
 rm -rf "$w"

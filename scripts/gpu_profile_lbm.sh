@@ -6,12 +6,10 @@
 #   scripts/gpu_profile_lbm.sh OUTDIR [GTEST_SOURCE] [CONFIG (default configs/bench/lbm_d3q19_256.yaml)] [--set ...]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/gpu_profile_out}
-gtest=${2:-}
+source "$root/scripts/gpu_lib.sh"
+gpu_args profile "$@"
 cfg=${3:-$root/configs/bench/lbm_d3q19_256.yaml}
 shift $(($# < 3 ? $# : 3))
-mkdir -p "$out"
-source "$root/scripts/gpu_lib.sh"
 [ -x "$gpu" ] || gpu_build "$out" "$gtest" eddy
 echo "== registers per stream-collide kernel (lattice, odd, storage, operator)"
 cuobjdump --dump-resource-usage "$gpu" 2>/dev/null | grep -E "Function|REG:" | paste - - | c++filt |

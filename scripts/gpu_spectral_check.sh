@@ -9,13 +9,10 @@
 #   scripts/gpu_spectral_check.sh OUTDIR [GTEST_SOURCE] [tgv|hit]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/gpu_spectral_out}
-gtest=${2:-}
-what=${3:-}
-mkdir -p "$out"
 source "$root/scripts/gpu_lib.sh"
+gpu_args spectral "$@"
+what=${3:-}
 gpu_build "$out" "$gtest" --cpu eddy eddy_unit_tests eddy_regression_tests
-w=$out/w
 run() { "$@" --quiet >/dev/null || echo "FAILED: $*"; }
 
 if [ "$what" != tgv ] && [ "$what" != hit ]; then
@@ -97,4 +94,4 @@ PY
   rm -rf "$out/hit128/fields" "$out/hit128/checkpoints" "$out/hit256/fields"
 fi
 rm -rf "$w"
-echo "total: $(( $(date +%s) - t0 )) s"
+gpu_total

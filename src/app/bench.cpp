@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <sstream>
 #include <vector>
 
@@ -108,6 +109,19 @@ std::string kv(const char* key, const T& v) {
   return o.str();
 }
 std::string kv_text(const char* key, const std::string& v) { return cat("\"", key, "\": ", json_string(v)); }
+
+/// One timed figure: `key` (every repetition), `key_median`, `key_min`, `key_max`.
+std::vector<std::string> kv_spread(const std::string& key, const Spread& s) {
+  return {kv(key.c_str(), json_list(s.values)), kv((key + "_median").c_str(), s.median),
+          kv((key + "_min").c_str(), s.min), kv((key + "_max").c_str(), s.max)};
+}
+
+/// `"key": value` items and groups of them (kv_spread), in order.
+std::vector<std::string> items(std::initializer_list<std::vector<std::string>> groups) {
+  std::vector<std::string> all;
+  for (const auto& g : groups) all.insert(all.end(), g.begin(), g.end());
+  return all;
+}
 
 /// The JSON file: the fields every bench writes (what ran, where, from which commit, with which
 /// overrides, so that `eddy bench CONFIG --set ...` reproduces it), then the solver's own (`"key": value`
@@ -216,27 +230,19 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
                 memory_bytes / (1024.0 * 1024.0 * 1024.0), host_memory ? " GiB of host memory" : " GiB",
                 ") holds a ", shape, " ", c.setup.lattice, " ", spec.numerics.precision, " grid of at most ",
                 max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
-  write_json(opt, spec, comm,
-             {kv_text("lattice", c.setup.lattice),
-              kv_text("collision", c.setup.collision),
-              kv("smagorinsky", c.setup.smagorinsky),
-              kv("cells", static_cast<long long>(cells)),
-              kv_text("decomposition", c.decomposition.describe()),
-              kv_text("transport", c.exchanger->name()),
-              kv("steps", steps),
-              kv("mlups", json_list(mlups)),
-              kv("mlups_median", m.median),
-              kv("mlups_min", m.min),
-              kv("mlups_max", m.max),
-              kv("bytes_per_cell_step", bpc),
-              kv("bandwidth_gbs", gbs),
-              kv("copy_bandwidth_gbs", copy_gbs),
-              kv("bandwidth_fraction", fraction),
-              kv("bytes_allocated", solver->bytes_allocated()),
+  write_json(
+      opt, spec, comm,
+      items({{kv_text("lattice", c.setup.lattice), kv_text("collision", c.setup.collision),
+              kv("smagorinsky", c.setup.smagorinsky), kv("cells", static_cast<long long>(cells)),
+              kv_text("decomposition", c.decomposition.describe()), kv_text("transport", c.exchanger->name()),
+              kv("steps", steps)},
+             kv_spread("mlups", m),
+             {kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs), kv("copy_bandwidth_gbs", copy_gbs),
+              kv("bandwidth_fraction", fraction), kv("bytes_allocated", solver->bytes_allocated()),
               kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
               kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
               kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
-              kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells))});
+              kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells))}}));
   return m.median;
 }
 
@@ -312,31 +318,18 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
                             peer_gbs > 0 ? 100.0 * transpose_gbs / peer_gbs : 0.0, "%)")
                       : std::string()));
   write_json(opt, spec, comm,
-             {kv("dimensions", s.dims),
-              kv_text("grid", grid),
-              kv_text("time_stepper", s.stepper),
-              kv_text("dealiasing", s.dealiasing),
-              kv_text("transport", exchange->name()),
-              kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
-              kv("points", static_cast<long long>(points)),
-              kv("steps", steps),
-              kv("ms_per_step", json_list(ms)),
-              kv("ms_per_step_median", m.median),
-              kv("ms_per_step_min", m.min),
-              kv("ms_per_step_max", m.max),
-              kv("transforms_per_step", transforms),
-              kv("fft_ms_per_step", json_list(fft_ms)),
-              kv("fft_ms_per_step_median", f.median),
-              kv("fft_ms_per_step_min", f.min),
-              kv("fft_ms_per_step_max", f.max),
-              kv("step_over_fft", ratio),
-              kv("million_points_per_s", points * 1e-3 / m.median),
-              kv("bytes_allocated", solver->bytes_allocated()),
-              kv("breakdown", json_object(breakdown)),
-              kv("transpose_bytes_per_step", sent),
-              kv("transpose_bandwidth_gbs", transpose_gbs),
-              kv("peer_bandwidth_gbs", peer_gbs),
-              kv("transpose_peer_fraction", peer_gbs > 0 ? transpose_gbs / peer_gbs : 0.0)});
+             items({{kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
+                     kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
+                     kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
+                     kv("points", static_cast<long long>(points)), kv("steps", steps)},
+                    kv_spread("ms_per_step", m),
+                    {kv("transforms_per_step", transforms)},
+                    kv_spread("fft_ms_per_step", f),
+                    {kv("step_over_fft", ratio), kv("million_points_per_s", points * 1e-3 / m.median),
+                     kv("bytes_allocated", solver->bytes_allocated()),
+                     kv("breakdown", json_object(breakdown)), kv("transpose_bytes_per_step", sent),
+                     kv("transpose_bandwidth_gbs", transpose_gbs), kv("peer_bandwidth_gbs", peer_gbs),
+                     kv("transpose_peer_fraction", peer_gbs > 0 ? transpose_gbs / peer_gbs : 0.0)}}));
   return m.median;
 }
 

@@ -43,6 +43,8 @@ struct BoundaryLink {
   index_t aux = -1;  ///< body: x - c_k when fluid; outflow: x - n + c_k when fluid; else -1
   int k = 0;         ///< direction from x towards the wall
   int kind = body_link;
+  unsigned faces = 0;      ///< wrapped_faces() of x (stream_collide_k.hpp), found once on the host
+  unsigned aux_faces = 0;  ///< wrapped_faces() of aux
   int body = -1;      ///< index of the body (body links)
   double q = 0.5;     ///< body: wall position as a fraction of the link from x
   double u[3] = {};   ///< velocity_inlet: lattice velocity of the wall at full ramp
@@ -53,12 +55,13 @@ struct BoundaryLink {
 constexpr double force_scale = 1099511627776.0;  // 2^40
 
 /// f*_j(y) after a step of parity `odd` (see above); y + c_j wraps around the block's periodic axes
-/// like the kernels' neighbours (stream_collide_k.hpp).
+/// like the kernels' neighbours (stream_collide_k.hpp): `faces` are y's wrapped faces.
 template <class L, class T, class R>
-EDDY_HD EDDY_INLINE double post_value(const StreamCollideArgs<T, R>& a, bool odd, int j, index_t y) {
+EDDY_HD EDDY_INLINE double post_value(const StreamCollideArgs<T, R>& a, bool odd, int j, index_t y,
+                                      unsigned faces) {
   const index_t N = a.grid.n_padded;
   if (odd) {
-    const index_t m = neighbour<L>(y, wrapped_faces(a.grid, a.wrap_axes, y), j, +1, a);
+    const index_t m = neighbour<L>(y, faces, j, +1, a);
     if ((a.flags[m] & kind_mask) == fluid) return double(load_pop<R>(a.f[j * N + m]));
   }
   return double(load_pop<R>(a.f[opposite(j) * N + y]));
@@ -72,13 +75,13 @@ EDDY_HD EDDY_INLINE void boundary_link_value(const StreamCollideArgs<T, R>& a, b
                                              long long* force) {
   const int k = l.k, kb = opposite(k);
   const index_t x = l.cell;
-  const double A = post_value<L>(a, odd, k, x);
+  const double A = post_value<L>(a, odd, k, x, l.faces);
   double v = A;
   if (l.kind == body_link) {
     if (l.q < 0.5 && l.aux >= 0) {
-      v = 2.0 * l.q * A + (1.0 - 2.0 * l.q) * post_value<L>(a, odd, k, l.aux);
+      v = 2.0 * l.q * A + (1.0 - 2.0 * l.q) * post_value<L>(a, odd, k, l.aux, l.aux_faces);
     } else if (l.q > 0.5) {
-      v = A / (2.0 * l.q) + (2.0 * l.q - 1.0) / (2.0 * l.q) * post_value<L>(a, odd, kb, x);
+      v = A / (2.0 * l.q) + (2.0 * l.q - 1.0) / (2.0 * l.q) * post_value<L>(a, odd, kb, x, l.faces);
     }
     // Momentum exchange with unshifted populations: f = f~ + w.
     const double m = A + v + 2.0 * L::w(k);
@@ -87,12 +90,12 @@ EDDY_HD EDDY_INLINE void boundary_link_value(const StreamCollideArgs<T, R>& a, b
       force[d] = static_cast<long long>(c >= 0.0 ? c + 0.5 : c - 0.5);
     }
   } else if (l.kind == outflow_link) {
-    if (l.aux >= 0) v = post_value<L>(a, odd, kb, l.aux);
+    if (l.aux >= 0) v = post_value<L>(a, odd, kb, l.aux, l.aux_faces);
   } else {
     // Moments of x from its post-collision populations (collision keeps mass and momentum).
     double drho = 0.0, j[3] = {0.0, 0.0, 0.0};
     for (int i = 0; i < L::q; ++i) {
-      const double fi = post_value<L>(a, odd, i, x);
+      const double fi = post_value<L>(a, odd, i, x, l.faces);
       drho += fi;
       for (int d = 0; d < 3; ++d) j[d] += fi * L::c(i, d);
     }

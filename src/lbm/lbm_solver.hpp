@@ -121,4 +121,11 @@ Real3 inlet_velocity(const Setup& s, int face, const index_t (&x)[3]);
 /// Build the solver for the lattice, collision and precision named in the setup.
 std::unique_ptr<Solver> make_solver(const Setup& s);
 
+namespace detail {
+/// The solver of lattice L storing populations as T (double, float, backend::Half); defined in
+/// lbm/solver_impl.hpp and instantiated once per lattice and precision in a translation unit of its own.
+template <class L, class T>
+std::unique_ptr<Solver> make_impl(const Setup& s);
+}  // namespace detail
+
 }  // namespace eddy::lbm

@@ -36,7 +36,11 @@ Decomposition Decomposition::make(int dims, const Int3& global, const std::vecto
                            " MPI rank(s); give ranks whose product is ", size,
                            ", or leave parallel.ranks empty"));
   } else {
+    // MPI_Dims_create's counts are non-increasing; the largest goes to the slowest axis (z in 3D, y in
+    // 2D): blocks keep whole rows of the x-fastest layout, their exchanged faces are contiguous planes,
+    // and an LBM block wraps its own periodic x (and y) axes instead of exchanging them.
     MPI_Dims_create(size, dims, n);
+    std::reverse(n, n + dims);
   }
   for (int a = 0; a < 3; ++a) {
     d.ranks[static_cast<std::size_t>(a)] = a < dims ? n[a] : 1;

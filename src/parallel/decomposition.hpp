@@ -29,7 +29,8 @@ struct Decomposition {
   /// Process-grid coordinates of a rank.
   Int3 coords_of(int r) const;
 
-  /// Split `global` over `comm`'s ranks. `requested` is parallel.ranks (empty = MPI_Dims_create).
+  /// Split `global` over `comm`'s ranks. `requested` is parallel.ranks (empty = MPI_Dims_create, its
+  /// largest count along the slowest axis).
   /// Throws InputError (naming parallel.ranks or domain.cells) when the ranks do not multiply to the
   /// rank count or a direction has more ranks than cells.
   static Decomposition make(int dims, const Int3& global, const std::vector<long>& requested,

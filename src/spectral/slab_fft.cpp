@@ -1,6 +1,7 @@
 #include "spectral/slab_fft.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "backend/profile.hpp"
 #include "core/error.hpp"
@@ -139,45 +140,9 @@ void SlabFft<T>::forward(const T* phys, C* spec, int fields) {
     for (int f = 0; f < fields; ++f) r2c_->execute(phys + f * real_stride_, spec + f * complex_stride_);
     return;
   }
-  reserve_tmp(fields);
-  C* tmp = tmp_.data();
-  C* ytmp = ytmp_.data();
-  auto r2c = [&](int f) { r2c_->execute(phys + f * real_stride_, tmp + f * tmp_stride_); };
-  auto along_a = [&](int f) { along_a_fwd_->execute(spec + f * complex_stride_); };
-  if (pencil_) {
-    field::SlabExchange& row = *ex_.row();
-    if (!overlap_ || fields == 1) {
-      for (int f = 0; f < fields; ++f) r2c(f);
-      row.a_to_b(row_shape(), tmp, tmp_stride_, ytmp, ytmp_stride_, fields);
-      for (int f = 0; f < fields; ++f) along_y(true, f);
-      ex_.a_to_b(column_shape(), ytmp, ytmp_stride_, spec, complex_stride_, fields);
-      for (int f = 0; f < fields; ++f) along_a(f);
-      return;
-    }
-    pipeline(
-        fields, 2, [&](int j, int f) { j == 0   ? r2c(f)
-                                       : j == 1 ? along_y(true, f)
-                                                : along_a(f); },
-        [&](int j, int f) {
-          if (j == 0)
-            row.start(true, row_shape(), tmp + f * tmp_stride_, 0, ytmp + f * ytmp_stride_, 0, 1);
-          else
-            ex_.start(true, column_shape(), ytmp + f * ytmp_stride_, 0, spec + f * complex_stride_, 0, 1);
-        },
-        [&](int j) { j == 0 ? row.finish() : ex_.finish(); });
-    return;
-  }
-  const field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
-  if (!overlap_ || fields == 1) {
-    for (int f = 0; f < fields; ++f) r2c(f);
-    ex_.a_to_b(s, tmp, tmp_stride_, spec, complex_stride_, fields);
-    for (int f = 0; f < fields; ++f) along_a(f);
-    return;
-  }
-  pipeline(
-      fields, 1, [&](int j, int f) { j == 0 ? r2c(f) : along_a(f); },
-      [&](int, int f) { ex_.start(true, s, tmp + f * tmp_stride_, 0, spec + f * complex_stride_, 0, 1); },
-      [&](int) { ex_.finish(); });
+  distributed(
+      true, [&](int f) { r2c_->execute(phys + f * real_stride_, tmp_.data() + f * tmp_stride_); }, spec,
+      fields);
 }
 
 template <class T>
@@ -187,45 +152,65 @@ void SlabFft<T>::backward(C* spec, T* phys, int fields) {
     for (int f = 0; f < fields; ++f) c2r_->execute(spec + f * complex_stride_, phys + f * real_stride_);
     return;
   }
+  distributed(
+      false, [&](int f) { c2r_->execute(tmp_.data() + f * tmp_stride_, phys + f * real_stride_); }, spec,
+      fields);
+}
+
+// The P-rank transform as a chain, in forward order: stage 0 (the real transforms, `real`), transpose 0,
+// stage 1, ..., the last stage (c2c along a, in place in spec). Slab: r2c, tmp -> spec, along a. Pencil:
+// r2c, tmp -> ytmp within the row, along y, ytmp -> spec within the column, along z. Backward runs the
+// chain from its end: the inverse transforms, each transpose b -> a.
+template <class T>
+void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* spec, int fields) {
   reserve_tmp(fields);
+  struct Transpose {
+    field::SlabExchange* ex;
+    field::SlabShape shape;
+    C* a;  // the a-slab side, fields a_stride apart
+    index_t a_stride;
+    C* b;
+    index_t b_stride;
+  };
   C* tmp = tmp_.data();
   C* ytmp = ytmp_.data();
-  auto c2r = [&](int f) { c2r_->execute(tmp + f * tmp_stride_, phys + f * real_stride_); };
-  auto along_a = [&](int f) { along_a_bwd_->execute(spec + f * complex_stride_); };
+  std::vector<std::function<void(int)>> stages{real};
+  std::vector<Transpose> transposes;
   if (pencil_) {
-    field::SlabExchange& row = *ex_.row();
-    if (!overlap_ || fields == 1) {
-      for (int f = 0; f < fields; ++f) along_a(f);
-      ex_.b_to_a(column_shape(), spec, complex_stride_, ytmp, ytmp_stride_, fields);
-      for (int f = 0; f < fields; ++f) along_y(false, f);
-      row.b_to_a(row_shape(), ytmp, ytmp_stride_, tmp, tmp_stride_, fields);
-      for (int f = 0; f < fields; ++f) c2r(f);
-      return;
-    }
-    pipeline(
-        fields, 2, [&](int j, int f) { j == 0   ? along_a(f)
-                                       : j == 1 ? along_y(false, f)
-                                                : c2r(f); },
-        [&](int j, int f) {
-          if (j == 0)
-            ex_.start(false, column_shape(), spec + f * complex_stride_, 0, ytmp + f * ytmp_stride_, 0, 1);
-          else
-            row.start(false, row_shape(), ytmp + f * ytmp_stride_, 0, tmp + f * tmp_stride_, 0, 1);
-        },
-        [&](int j) { j == 0 ? ex_.finish() : row.finish(); });
-    return;
+    transposes.push_back({ex_.row(), row_shape(), tmp, tmp_stride_, ytmp, ytmp_stride_});
+    stages.emplace_back([&](int f) { along_y(fwd, f); });
+    transposes.push_back({&ex_, column_shape(), ytmp, ytmp_stride_, spec, complex_stride_});
+  } else {
+    transposes.push_back({&ex_, {g_.na, g_.nb, g_.nc, sizeof(C)}, tmp, tmp_stride_, spec, complex_stride_});
   }
-  const field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
+  stages.emplace_back(
+      [&](int f) { (fwd ? along_a_fwd_ : along_a_bwd_)->execute(spec + f * complex_stride_); });
+  if (!fwd) {
+    std::reverse(stages.begin(), stages.end());
+    std::reverse(transposes.begin(), transposes.end());
+  }
+  const int n = static_cast<int>(transposes.size());
   if (!overlap_ || fields == 1) {
-    for (int f = 0; f < fields; ++f) along_a(f);
-    ex_.b_to_a(s, spec, complex_stride_, tmp, tmp_stride_, fields);
-    for (int f = 0; f < fields; ++f) c2r(f);
+    for (int j = 0; j <= n; ++j) {
+      for (int f = 0; f < fields; ++f) stages[j](f);
+      if (j == n) break;
+      const Transpose& t = transposes[j];
+      if (fwd)
+        t.ex->a_to_b(t.shape, t.a, t.a_stride, t.b, t.b_stride, fields);
+      else
+        t.ex->b_to_a(t.shape, t.b, t.b_stride, t.a, t.a_stride, fields);
+    }
     return;
   }
   pipeline(
-      fields, 1, [&](int j, int f) { j == 0 ? along_a(f) : c2r(f); },
-      [&](int, int f) { ex_.start(false, s, spec + f * complex_stride_, 0, tmp + f * tmp_stride_, 0, 1); },
-      [&](int) { ex_.finish(); });
+      fields, n, [&](int j, int f) { stages[j](f); },
+      [&](int j, int f) {
+        const Transpose& t = transposes[j];
+        C* a = t.a + f * t.a_stride;
+        C* b = t.b + f * t.b_stride;
+        t.ex->start(fwd, t.shape, fwd ? a : b, 0, fwd ? b : a, 0, 1);
+      },
+      [&](int j) { transposes[j].ex->finish(); });
 }
 
 template class SlabFft<float>;

@@ -50,6 +50,9 @@ class SlabFft {
   void along_y(bool fwd, int f);
   /// Per field: compute(0, f), transpose 0, compute(1, f), ..., compute(transposes, f), pipelined over the
   /// fields (slab_fft.cpp); start(j, f) / finish(j) start and finish transpose j.
+  /// P ranks: the transform's stages and transposes in forward (fwd) or backward order; `real(f)` is the
+  /// real transform of field f between its physical array and tmp_ (r2c forward, c2r backward).
+  void distributed(bool fwd, const std::function<void(int)>& real, C* spec, int fields);
   void pipeline(int fields, int transposes, const std::function<void(int, int)>& compute,
                 const std::function<void(int, int)>& start, const std::function<void(int)>& finish);
 

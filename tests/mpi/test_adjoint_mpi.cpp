@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,7 +93,21 @@ TEST(AdjointMpi, OptimizeAgreesWithOneRank) {
   for (std::size_t k = 0; k < one.loss.size(); ++k)
     EXPECT_LT(std::fabs(many.loss[k] - one.loss[k]), 1e-12 * one.loss[k]) << "iteration " << k;
   EXPECT_GT(one.loss.back(), one.loss.front());  // ascent
-  EXPECT_TRUE(std::filesystem::exists(many.out_dir + "/optimize.csv"));
+  if (comm.root()) {  // every row, the last (after the last update) included, has a finite gradient norm
+    std::ifstream csv(many.out_dir + "/optimize.csv");
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "step,time,loss,gain,gradient_norm,perturbation_norm,seconds");
+    int rows = 0;
+    while (std::getline(csv, line)) {
+      std::stringstream cells(line);
+      std::string cell;
+      for (int column = 0; column <= 4; ++column) std::getline(cells, cell, ',');
+      EXPECT_TRUE(std::isfinite(std::stod(cell)) && std::stod(cell) > 0) << "row " << rows << ": " << line;
+      ++rows;
+    }
+    EXPECT_EQ(rows, 4);
+  }
   EXPECT_TRUE(std::filesystem::exists(many.out_dir + "/fields/optimal_perturbation2d_00000020.h5"));
   comm.barrier();
   std::filesystem::remove_all(opt.out_dir);

@@ -1,0 +1,698 @@
+#pragma once
+/// The LBM solver of one lattice and storage precision (SolverImpl) and its launches. Included only by
+/// the translation units that instantiate it, one per lattice and precision (CMakeLists.txt generates
+/// them: lbm_solver_<lattice>_<precision>.cpp), so that the backend compiler builds the ~1/9 of the
+/// kernels each holds in parallel; lbm/lbm_solver.cpp picks the instance at run time.
+#include "lbm/lbm_solver.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "backend/parallel.hpp"
+#include "core/error.hpp"
+#include "lbm/boundary_k.hpp"
+#include "lbm/collide_k.hpp"
+#include "lbm/ghost_layout.hpp"
+#include "lbm/lattice.hpp"
+#include "lbm/stream_collide_k.hpp"
+
+namespace eddy::lbm {
+namespace {
+
+using backend::DeviceArray;
+using field::PaddedGrid;
+
+/// Reduction record of Stats on the device.
+struct StatsAcc {
+  double mass, ke, umax, bad, ss, sgs;
+};
+struct StatsOp {
+  EDDY_HD StatsAcc operator()(const StatsAcc& a, const StatsAcc& b) const {
+    return {a.mass + b.mass, a.ke + b.ke, a.umax > b.umax ? a.umax : b.umax,
+            a.bad + b.bad,   a.ss + b.ss, a.sgs + b.sgs};
+  }
+};
+struct Sum2 {
+  double a, b;
+};
+struct Sum2Op {
+  EDDY_HD Sum2 operator()(const Sum2& x, const Sum2& y) const { return {x.a + y.a, x.b + y.b}; }
+};
+
+// Launches are free functions: CUDA's extended lambdas may not live in private member functions.
+
+/// Which cells a launch updates: a box of the interior (the whole interior, or the inner cells that
+/// need no ghost), or an explicit list of padded cells (the boundary shell); and the special cells among
+/// them (stream_collide_k.hpp: special_entry), which the odd step updates in a kernel of their own.
+struct CellSet {
+  field::SubBox box{};
+  const index_t* list = nullptr;
+  index_t list_size = 0;
+  const index_t* special = nullptr;
+  index_t special_size = 0;
+};
+
+/// The bulk update of cell n: on odd steps fluid cells with special bits (and solids) are left to the
+/// special list's kernel.
+template <class L, bool Odd, class T, class R, class C>
+EDDY_HD EDDY_INLINE void bulk_cell(index_t n, const StreamCollideArgs<T, R>& a, const C& collision) {
+  if (Odd && a.flags[n] != fluid) return;
+  stream_collide<L, Odd, false>(n, 0, a, collision);
+}
+
+template <class L, bool Odd, class T, class R, class C>
+void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision, const CellSet& cells) {
+  const char* label = Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even";
+  if (cells.list) {
+    const index_t* idx = cells.list;
+    backend::parallel_for(label, cells.list_size,
+                          [=] EDDY_DEVICE(index_t t) { bulk_cell<L, Odd>(idx[t], a, collision); });
+  } else {
+    const field::SubBox b = cells.box;
+    backend::parallel_for(label, b.size(),
+                          [=] EDDY_DEVICE(index_t t) { bulk_cell<L, Odd>(b.padded(t), a, collision); });
+  }
+  if (Odd && cells.special_size > 0) {
+    const index_t* sp = cells.special;
+    constexpr index_t index_mask = (index_t(1) << special_shift) - 1;
+    backend::parallel_for("lbm::stream_collide_odd_special", cells.special_size, [=] EDDY_DEVICE(index_t t) {
+      const index_t e = sp[t];
+      stream_collide<L, true, true>(e & index_mask, unsigned(e >> special_shift), a, collision);
+    });
+  }
+}
+
+/// The boundary links after a step of parity `odd`: all new values first, then the writes.
+template <class L, class T, class R>
+void launch_boundary_links(const StreamCollideArgs<T, R>& a, bool odd, const BoundaryLink* links, index_t n,
+                           double ramp, double* values, long long* force) {
+  backend::parallel_for("lbm::boundary_values", n, [=] EDDY_DEVICE(index_t t) {
+    boundary_link_value<L>(a, odd, links[t], ramp, values[t], force + 3 * t);
+  });
+  backend::parallel_for("lbm::boundary_write", n, [=] EDDY_DEVICE(index_t t) {
+    a.f[opposite(links[t].k) * a.grid.n_padded + links[t].cell] = store_pop<T>(R(values[t]));
+  });
+}
+
+struct Sum3 {
+  long long x, y, z;
+};
+struct Sum3Op {
+  EDDY_HD Sum3 operator()(const Sum3& a, const Sum3& b) const { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+};
+
+/// Sum of the fixed-point momentum exchange of links [begin, end): integers, so the order is free.
+inline Sum3 reduce_link_force(const long long* force, index_t begin, index_t end) {
+  return backend::parallel_reduce(
+      "lbm::body_force", end - begin, Sum3{0, 0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        const long long* c = force + 3 * (begin + t);
+        return Sum3{c[0], c[1], c[2]};
+      },
+      Sum3Op{});
+}
+
+template <class T>
+void launch_pack_state(const T* f, const PaddedGrid g, int q, T* out, bool unpack) {
+  backend::parallel_for(unpack ? "lbm::unpack_state" : "lbm::pack_state", g.n_interior(),
+                        [=] EDDY_DEVICE(index_t t) {
+                          const index_t n = g.interior_to_padded(t);
+                          for (int i = 0; i < q; ++i) {
+                            T* slot = const_cast<T*>(f) + i * g.n_padded + n;
+                            if (unpack)
+                              *slot = out[t * q + i];
+                            else
+                              out[t * q + i] = *slot;
+                          }
+                        });
+}
+
+template <class L, class T, class R>
+index_t reduce_first_nonfinite(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 global, Int3 offset) {
+  const PaddedGrid g = a.grid;
+  constexpr index_t none = index_t(1) << 62;
+  const index_t r = backend::parallel_reduce(
+      "lbm::first_nonfinite", g.n_interior(), none,
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        const double s = double(drho) + double(v[0]) + double(v[1]) + double(v[2]);
+        if (std::isfinite(s)) return none;
+        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1],
+                      z = t / (g.nx * g.ny) + offset[2];
+        return (z * global[1] + y) * global[0] + x;
+      },
+      backend::Min{});
+  return r == none ? -1 : r;
+}
+
+/// Max speed and the lowest global index where it occurs (deterministic whatever the reduction order).
+struct SpeedAt {
+  double speed;
+  index_t cell;
+};
+struct SpeedAtMax {
+  EDDY_HD SpeedAt operator()(const SpeedAt& a, const SpeedAt& b) const {
+    if (a.speed != b.speed) return a.speed > b.speed ? a : b;
+    return a.cell < b.cell ? a : b;
+  }
+};
+
+template <class L, class T, class R>
+SpeedAt reduce_fastest(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 global, Int3 offset) {
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::fastest_cell", g.n_interior(), SpeedAt{-1.0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1],
+                      z = t / (g.nx * g.ny) + offset[2];
+        return SpeedAt{sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]),
+                       (z * global[1] + y) * global[0] + x};
+      },
+      SpeedAtMax{});
+}
+
+template <class L, class T, class R>
+void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, double* rho, double* u) {
+  const int d = L::d;
+  const PaddedGrid g = a.grid;
+  backend::parallel_for("lbm::moments", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
+    R drho, v[3];
+    cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+    rho[t] = 1.0 + double(drho);
+    for (int k = 0; k < d; ++k) u[t * d + k] = double(v[k]);
+  });
+}
+
+/// Moments and the strain-rate sums of every interior cell. The strain rate comes from the
+/// non-equilibrium stress of the populations the next step loads, S = -3 omega / (2 rho) Pi_neq (with
+/// the cell's Smagorinsky omega when les > 0), so it needs no neighbour and no halo.
+template <class L, class T, class R>
+StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd, R tau0, R les) {
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::stats", g.n_interior(), StatsAcc{0, 0, 0, 0, 0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R f[L::q];
+        cell_populations<L>(g.interior_to_padded(t), a, next_odd, f);
+        R drho, v[3], p[6];
+        moments<L>(f, drho, v, a.force);
+        pi_neq<L, true>(f, drho, v, a.force, p);
+        const R rho = R(1) + drho;
+        const R w = les > R(0) ? smagorinsky_omega(tau0, les, rho, p) : R(1) / tau0;
+        const double s = 1.5 * double(w) / double(rho), ss = s * s * double(contract(p));
+        const double nu_t = les > R(0) ? (1.0 / double(w) - double(tau0)) / 3.0 : 0.0;
+        const double uu = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
+        const bool bad = !(std::isfinite(double(drho)) && std::isfinite(uu) && std::isfinite(ss));
+        return StatsAcc{bad ? 0.0 : double(drho), bad ? 0.0 : 0.5 * uu, bad ? 0.0 : std::sqrt(uu),
+                        bad ? 1.0 : 0.0,          bad ? 0.0 : ss,       bad ? 0.0 : 2.0 * nu_t * ss};
+      },
+      StatsOp{});
+}
+
+template <class L, class T, class R>
+Sum2 reduce_change(const StreamCollideArgs<T, R>& a, bool next_odd, double* u_prev) {
+  const int d = L::d;
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::velocity_change", g.n_interior(), Sum2{0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        double diff = 0, norm = 0;
+        for (int k = 0; k < d; ++k) {
+          const double du = double(v[k]) - u_prev[t * d + k];
+          diff += du * du;
+          norm += double(v[k]) * v[k];
+          u_prev[t * d + k] = double(v[k]);
+        }
+        return Sum2{diff, norm};
+      },
+      Sum2Op{});
+}
+
+template <class L, class T>
+class SolverImpl final : public Solver {
+  using R = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+ public:
+  explicit SolverImpl(const Setup& s) : setup_(s) {
+    if (setup_.global[0] == 0) setup_.global = setup_.cells;
+    if (setup_.boxes.empty()) setup_.boxes = {{setup_.offset, setup_.cells}}, setup_.rank = 0;
+    exchanger_ = setup_.exchanger ? setup_.exchanger : &local_;
+    // A block spanning a periodic axis wraps it in the kernels: no ghost copies on that axis.
+    wrap_axes_ = wrapped_axes(setup_, setup_.cells);
+    grid_ = padded_grid(s.dims, s.cells);
+    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
+    const std::vector<std::uint8_t> flags = build_flags();
+    build_pattern();
+    build_cell_sets(flags);
+  }
+
+  /// Equilibrium of the initial state, one z-plane of padded cells at a time (host threads), so the
+  /// host never holds more than a plane of populations.
+  void initialize(const InitialCondition& ic) override {
+    const index_t N = grid_.n_padded, plane = grid_.sy;
+    std::vector<T> h(static_cast<std::size_t>(L::q * plane));
+    for (index_t pz = 0; pz < grid_.nz + 2 * grid_.gz; ++pz) {
+      std::fill(h.begin(), h.end(), store_pop<T>(R(0)));
+      const index_t z = pz - grid_.gz;
+      if (z >= 0 && z < grid_.nz)
+        backend::host_parallel_for(grid_.nx * grid_.ny, [&](index_t t) {
+          const index_t x = t % grid_.nx, y = t / grid_.nx;
+          const index_t gx = x + setup_.offset[0], gy = y + setup_.offset[1], gz = z + setup_.offset[2];
+          const CellState c = ic(gx, gy, gz);
+          const R u[3] = {R(c.u[0]), R(c.u[1]), R(c.u[2])};
+          // Velocity gradient by central differences of the initial condition, for the first-order
+          // non-equilibrium part f_neq_i = -tau w_i rho / c_s^2 Q_i : grad u, Q_i = c_i c_i - c_s^2 I
+          // (Skordos 1993): without it the first steps carry an initial layer whose velocity error is
+          // of the order of tau |grad u| and, with tau near 1/2, decays only slowly.
+          double grad[3][3] = {};  // grad[a][b] = d u_b / d x_a
+          for (int a = 0; a < setup_.dims; ++a) {
+            const index_t d[3] = {a == 0, a == 1, a == 2};
+            const CellState p = ic(gx + d[0], gy + d[1], gz + d[2]), m = ic(gx - d[0], gy - d[1], gz - d[2]);
+            for (int b = 0; b < 3; ++b)
+              grad[a][b] = 0.5 * (p.u[static_cast<std::size_t>(b)] - m.u[static_cast<std::size_t>(b)]);
+          }
+          const double rho = 1.0 + c.drho;
+          const index_t n = grid_.at(x, y, z) - pz * plane;
+          for (int i = 0; i < L::q; ++i) {
+            double qs = 0.0;
+            for (int a = 0; a < 3; ++a)
+              for (int b = 0; b < 3; ++b)
+                qs += (L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0)) * grad[a][b];
+            const double f_neq = -setup_.tau * L::w(i) * rho * 3.0 * qs;
+            h[static_cast<std::size_t>(i * plane + n)] =
+                store_pop<T>(R(double(equilibrium<L>(i, R(c.drho), u)) + f_neq));
+          }
+        });
+      for (int i = 0; i < L::q; ++i)
+        backend::copy_to_device(pop() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
+    }
+    steps_ = 0;
+  }
+
+  /// One step. After an even step the ghosts receive the populations their images will send inwards;
+  /// after an odd step the populations written into ghosts go back to their images. With other ranks
+  /// involved, the boundary shell is updated first, its messages start, the inner cells (which read and
+  /// write no ghost and no entry the messages touch) are updated while they fly, then the messages land.
+  void step() override {
+    const bool odd = steps_ % 2 == 1;
+    const field::Direction dir = odd ? field::Direction::reverse : field::Direction::forward;
+    if (pattern_.peers.empty()) {
+      update(odd, all_);
+    } else if (!overlap_) {
+      update(odd, all_);
+      exchanger_->exchange(pop(), sizeof(T), pattern_, dir);
+    } else {
+      update(odd, shell_);
+      exchanger_->start(pop(), sizeof(T), pattern_, dir);
+      update(odd, inner_);
+      exchanger_->finish();
+    }
+    ++steps_;
+    if (n_links_ > 0) {
+      const double t = double(steps_), ramp_t = setup_.ramp_steps;
+      const double ramp = t < ramp_t ? 0.5 * (1.0 - std::cos(M_PI * t / ramp_t)) : 1.0;
+      launch_boundary_links<L>(args(), odd, links_.data(), n_links_, ramp, link_value_.data(),
+                               link_force_.data());
+    }
+  }
+
+  long steps() const override { return steps_; }
+
+  void macroscopic(std::vector<double>& rho, std::vector<double>& u) const override {
+    const index_t n = grid_.n_interior();
+    DeviceArray<double> d_rho(static_cast<std::size_t>(n)), d_u(static_cast<std::size_t>(n * L::d));
+    launch_moments<L>(args(), next_odd(), d_rho.data(), d_u.data());
+    rho = d_rho.to_host();
+    u = d_u.to_host();
+  }
+
+  Stats stats() const override {
+    const StatsAcc s = reduce_stats<L>(args(), next_odd(), R(setup_.tau), R(les_factor()));
+    return Stats{s.mass, s.ke, s.umax, s.bad, s.ss, s.sgs};
+  }
+
+  std::array<double, 2> velocity_change() override {
+    if (u_prev_.size() == 0) u_prev_.resize(static_cast<std::size_t>(grid_.n_interior() * L::d));
+    const Sum2 s = reduce_change<L>(args(), next_odd(), u_prev_.data());
+    return {s.a, s.b};
+  }
+
+  std::vector<unsigned char> save_state() const override {
+    DeviceArray<T> packed(static_cast<std::size_t>(grid_.n_interior() * L::q));
+    launch_pack_state(pop(), grid_, L::q, packed.data(), false);
+    const std::vector<T> h = packed.to_host();
+    std::vector<unsigned char> out(h.size() * sizeof(T));
+    std::memcpy(out.data(), h.data(), out.size());
+    return out;
+  }
+
+  void load_state(const std::vector<unsigned char>& state, long step) override {
+    if (state.size() != static_cast<std::size_t>(grid_.n_interior() * L::q) * sizeof(T))
+      throw Error("lbm: checkpoint state of " + std::to_string(state.size()) +
+                  " bytes does not fit this block");
+    std::vector<T> h(state.size() / sizeof(T));
+    std::memcpy(h.data(), state.data(), state.size());
+    DeviceArray<T> packed;
+    packed.from_host(h);
+    launch_pack_state(pop(), grid_, L::q, packed.data(), true);
+    steps_ = step;
+    // Before an odd step the ghosts must hold their images' post-collision populations.
+    if (next_odd() && !pattern_.peers.empty())
+      exchanger_->exchange(pop(), sizeof(T), pattern_, field::Direction::forward);
+  }
+
+  int state_bytes() const override { return static_cast<int>(sizeof(T)); }
+  int q() const override { return L::q; }
+
+  index_t first_nonfinite() const override {
+    return reduce_first_nonfinite<L>(args(), next_odd(), setup_.global, setup_.offset);
+  }
+
+  std::pair<double, index_t> fastest_cell() const override {
+    const SpeedAt s = reduce_fastest<L>(args(), next_odd(), setup_.global, setup_.offset);
+    return {s.speed, s.cell};
+  }
+
+  std::size_t bytes_allocated() const override {
+    std::size_t pattern = 0;
+    for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
+    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() +
+           special_list_.bytes() + links_.bytes() + link_value_.bytes() + link_force_.bytes();
+  }
+  double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
+  const Setup& setup() const override { return setup_; }
+
+  std::vector<Real3> body_forces() const override {
+    std::vector<Real3> out(setup_.bodies.size(), Real3{0.0, 0.0, 0.0});
+    for (std::size_t b = 0; b < out.size(); ++b) {
+      if (body_links_[b + 1] == body_links_[b]) continue;
+      const Sum3 s = reduce_link_force(link_force_.data(), body_links_[b], body_links_[b + 1]);
+      out[b] = {double(s.x) / force_scale, double(s.y) / force_scale, double(s.z) / force_scale};
+    }
+    return out;
+  }
+  index_t boundary_links() const override { return n_links_; }
+
+ private:
+  bool next_odd() const { return steps_ % 2 == 1; }
+  /// The population array: padded cell n's slot i at pop()[i * n_padded + n] (see row_align).
+  T* pop() const { return f_.data() + lead_; }
+
+  /// 18 C_s^2 of the Smagorinsky model (0 = none).
+  double les_factor() const { return 18.0 * setup_.smagorinsky * setup_.smagorinsky; }
+
+  /// The update with the configured operator. LES and body force are compile-time flags of it; the
+  /// solver instantiates the plain kernel and the one with both (a zero model constant gives omega back,
+  /// a zero force adds zeros), not all four: each combination is 12 more kernels per lattice and
+  /// precision, and the compile time of this file (CUDA in CI on 2 cores) is what that would cost.
+  void update(bool odd, const CellSet& cells) {
+    const bool les = setup_.smagorinsky > 0.0;
+    const bool force = setup_.force[0] != 0.0 || setup_.force[1] != 0.0 || setup_.force[2] != 0.0;
+    if (les || force)
+      update<true, true>(odd, cells);
+    else
+      update<false, false>(odd, cells);
+  }
+
+  template <bool Les, bool Force>
+  void update(bool odd, const CellSet& cells) {
+    const StreamCollideArgs<T, R> a = args();
+    CollisionExtras<R> x;
+    x.tau0 = R(setup_.tau), x.les = R(les_factor());
+    for (int d = 0; d < 3; ++d) x.force[d] = a.force[d];
+    const double w = 1.0 / setup_.tau;
+    auto launch = [&](const auto& c) {
+      odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
+    };
+    if (setup_.collision == "trt")
+      launch(Trt<R, Les, Force>{R(w), R(trt_omega_minus(w, setup_.trt_magic)), x, R(setup_.trt_magic)});
+    else if (setup_.collision == "regularized")
+      launch(Regularized<R, Les, Force>{R(w), x});
+    else
+      launch(Bgk<R, Les, Force>{R(w), x});
+  }
+
+  /// The whole interior, its inner box (one cell in from every face) and the shell around it, each
+  /// with its special cells (`flags`: the host copy of the flag field).
+  void build_cell_sets(const std::vector<std::uint8_t>& flags) {
+    all_.box = field::SubBox::interior(grid_);
+    overlap_ =
+        setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
+    const field::SubBox inner = overlap_ ? inner_box() : all_.box;
+    std::vector<index_t> shell, specials[2];  // special cells of the inner box, of the shell
+    for (index_t z = 0; z < grid_.nz; ++z)
+      for (index_t y = 0; y < grid_.ny; ++y)
+        for (index_t x = 0; x < grid_.nx; ++x) {
+          const index_t n = grid_.at(x, y, z);
+          const bool edge = !contains(inner, x, y, z);
+          if (edge && overlap_) shell.push_back(n);
+          const std::uint8_t f = flags[static_cast<std::size_t>(n)];
+          if ((f & kind_mask) == fluid && (f & special))
+            specials[edge ? 1 : 0].push_back(special_entry(n, wrapped_faces(grid_, wrap_axes_, n)));
+        }
+    // all_: inner specials first, then the shell's (one array; inner_ and shell_ point into it).
+    const std::size_t n_inner = specials[0].size();
+    specials[0].insert(specials[0].end(), specials[1].begin(), specials[1].end());
+    special_list_.from_host(specials[0]);
+    all_.special = special_list_.data();
+    all_.special_size = static_cast<index_t>(specials[0].size());
+    if (!overlap_) return;
+    inner_.box = inner;
+    inner_.special = special_list_.data();
+    inner_.special_size = static_cast<index_t>(n_inner);
+    shell_list_.from_host(shell);
+    shell_.list = shell_list_.data();
+    shell_.list_size = static_cast<index_t>(shell.size());
+    shell_.special = special_list_.data() + n_inner;
+    shell_.special_size = static_cast<index_t>(specials[1].size());
+  }
+
+  static bool contains(const field::SubBox& b, index_t x, index_t y, index_t z) {
+    return x >= b.ox && x < b.ox + b.nx && y >= b.oy && y < b.oy + b.ny && z >= b.oz && z < b.oz + b.nz;
+  }
+
+  /// The inner box of the overlapped step: the interior less the one-cell layer at each face whose ghosts
+  /// the exchange fills. A face the block wraps, a wall or an open boundary has no such ghosts, and
+  /// leaving it out keeps the inner box's rows whole and aligned (a block split along z only updates
+  /// two planes before its messages start). The faces are read off the pattern: each ghost it touches
+  /// marks the faces it lies beyond. Every cell the pattern touches must then lie outside the box, as
+  /// with the layer at every face left out, which is the fallback should one not.
+  field::SubBox inner_box() const {
+    const PaddedGrid& g = grid_;
+    const index_t ext[3] = {g.nx, g.ny, g.nz}, lo[3] = {g.g, g.g, g.gz};
+    std::vector<std::array<index_t, 3>> touched;  // interior coordinates: -1 or ext[d] beyond a face
+    unsigned faces = 0;
+    for (const auto& p : pattern_.peers)
+      for (const DeviceArray<index_t>* list : {&p.send, &p.recv})
+        for (const index_t e : list->to_host()) {
+          const index_t n = e % g.n_padded;
+          const std::array<index_t, 3> c{n % g.sx - lo[0], (n / g.sx) % (g.sy / g.sx) - lo[1],
+                                         n / g.sy - lo[2]};
+          for (std::size_t d = 0; d < static_cast<std::size_t>(g.dims); ++d)
+            faces |= c[d] < 0 ? 1u << (2 * d) : (c[d] >= ext[d] ? 1u << (2 * d + 1) : 0u);
+          touched.push_back(c);
+        }
+    field::SubBox b = field::SubBox::interior(g);
+    index_t* size[3] = {&b.nx, &b.ny, &b.nz};
+    index_t* origin[3] = {&b.ox, &b.oy, &b.oz};
+    for (int d = 0; d < g.dims; ++d) {
+      const index_t low = (faces >> (2 * d)) & 1u, high = (faces >> (2 * d + 1)) & 1u;
+      *origin[d] += low, *size[d] -= low + high;
+    }
+    for (const auto& c : touched)
+      if (contains(b, c[0], c[1], c[2])) return field::SubBox::inner(g, 1);
+    return b;
+  }
+
+  StreamCollideArgs<T, R> args() const {
+    StreamCollideArgs<T, R> a{};
+    a.f = pop();
+    a.flags = flags_.data();
+    a.grid = grid_;
+    for (int k = 0; k < max_flag; ++k)
+      for (int d = 0; d < 3; ++d) a.wall_u[k][d] = R(wall_u_[k][d]);
+    for (int d = 0; d < 3; ++d) a.force[d] = R(setup_.force[static_cast<std::size_t>(d)]);
+    a.wrap_axes = wrap_axes_;
+    return a;
+  }
+
+  std::vector<std::uint8_t> build_flags() {
+    for (int f = 0; f < 6; ++f)
+      if (setup_.faces[static_cast<std::size_t>(f)] == FaceKind::moving_wall)
+        for (int d = 0; d < 3; ++d)
+          wall_u_[moving_wall + f][d] =
+              setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
+    const GhostLayout<L> layout(setup_);
+    std::vector<std::uint8_t> h = layout.flags();
+    const std::vector<int> body = mark_bodies(layout, h);
+    // near_solid on every interior fluid cell that has a solid cell along a lattice link, wraps on those
+    // with a link across a wrapped axis (its neighbour there is the image cell): the kernels read
+    // neighbour flags and find wrapped neighbours only there. Marked in a second pass, so the first
+    // reads only kinds.
+    const PaddedGrid g = grid_;
+    const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
+    std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
+    backend::host_parallel_for(g.n_interior(), [&](index_t t) {
+      const index_t n = g.interior_to_padded(t);
+      if (h[static_cast<std::size_t>(n)] != fluid) return;
+      const unsigned faces = wrapped_faces(g, wrap_axes_, n);
+      std::uint8_t& k = mark[static_cast<std::size_t>(t)];
+      if (faces) k |= wraps;
+      for (int i = 1; i < L::q; ++i)
+        if (h[static_cast<std::size_t>(neighbour<L>(n, faces, i, +1, a))] != fluid) k |= near_solid;
+    });
+    for (index_t t = 0; t < g.n_interior(); ++t)
+      h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
+    flags_.from_host(h);
+    build_links(layout, h, body);
+    return h;
+  }
+
+  /// Mark every padded cell (interior or ghost image, in global coordinates, so every decomposition
+  /// sees the same solids) whose centre lies in a body as a wall; returns the body of each padded cell
+  /// (-1: none).
+  std::vector<int> mark_bodies(const GhostLayout<L>& layout, std::vector<std::uint8_t>& h) const {
+    std::vector<int> body(static_cast<std::size_t>(grid_.n_padded), -1);
+    if (setup_.bodies.empty()) return body;
+    const index_t px = grid_.sx, py = grid_.sy / grid_.sx;
+    backend::host_parallel_for(grid_.n_padded, [&](index_t n) {
+      const index_t p[3] = {n % px, (n / px) % py, n / grid_.sy};
+      index_t img[3];
+      std::uint8_t flag;
+      if (layout.classify(setup_.offset, setup_.cells, p, flag, img) == GhostLayout<L>::Kind::solid) return;
+      const int b = layout.body_at(img);
+      if (b < 0) return;
+      body[static_cast<std::size_t>(n)] = b;
+      h[static_cast<std::size_t>(n)] = wall;
+    });
+    return body;
+  }
+
+  /// The boundary links of the interior fluid cells (boundary_k.hpp), body links first, grouped by body.
+  void build_links(const GhostLayout<L>& layout, const std::vector<std::uint8_t>& h,
+                   const std::vector<int>& body) {
+    const PaddedGrid g = grid_;
+    const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
+    std::vector<std::vector<BoundaryLink>> by_body(setup_.bodies.size());
+    std::vector<BoundaryLink> open;
+    auto is_fluid = [&](index_t m) { return (h[static_cast<std::size_t>(m)] & kind_mask) == fluid; };
+    for (index_t t = 0; t < g.n_interior(); ++t) {
+      const index_t n = g.interior_to_padded(t);
+      if (!(h[static_cast<std::size_t>(n)] & near_solid)) continue;
+      const index_t x[3] = {t % g.nx + setup_.offset[0], (t / g.nx) % g.ny + setup_.offset[1],
+                            t / (g.nx * g.ny) + setup_.offset[2]};
+      // Neighbours as the kernels find them: wrapped around the block's periodic axes.
+      const unsigned faces = wrapped_faces(g, wrap_axes_, n);
+      for (int k = 1; k < L::q; ++k) {
+        const index_t m = neighbour<L>(n, faces, k, +1, a);
+        const index_t back = neighbour<L>(n, faces, k, -1, a);
+        if (is_fluid(m)) continue;
+        BoundaryLink l;
+        l.cell = n, l.k = k, l.faces = faces;
+        const int b = body[static_cast<std::size_t>(m)];
+        if (b >= 0) {
+          l.kind = body_link, l.body = b;
+          const Real3 from = layout.centre(x);
+          Real3 to = from;
+          for (int d = 0; d < setup_.dims; ++d) to[static_cast<std::size_t>(d)] += L::c(k, d) * setup_.dx;
+          const double q = setup_.interpolated_walls
+                               ? setup_.bodies[static_cast<std::size_t>(b)]->crossing(from, to)
+                               : -1.0;
+          l.q = q < 0.0 ? 0.5 : q;
+          if (is_fluid(back)) l.aux = back, l.aux_faces = wrapped_faces(g, wrap_axes_, back);
+          by_body[static_cast<std::size_t>(b)].push_back(l);
+          continue;
+        }
+        // A ghost beyond the domain: a link only when every face it lies beyond is open (a wall wins).
+        int face = -1;
+        bool walled = false;
+        for (int d = 0; d < setup_.dims; ++d) {
+          const index_t gd = x[d] + L::c(k, d);
+          if (gd >= 0 && gd < setup_.global[static_cast<std::size_t>(d)]) continue;
+          const int f = 2 * d + (gd < 0 ? 0 : 1);
+          const FaceKind kind = setup_.faces[static_cast<std::size_t>(f)];
+          if (kind == FaceKind::wall || kind == FaceKind::moving_wall) walled = true;
+          if (kind != FaceKind::periodic && face < 0) face = f;
+        }
+        if (walled || face < 0) continue;
+        const std::size_t fs = static_cast<std::size_t>(face);
+        const int axis = face / 2;
+        const FaceKind kind = setup_.faces[fs];
+        if (kind == FaceKind::velocity_inlet) {
+          l.kind = inlet_link;
+          const Real3 v = inlet_velocity(setup_, face, x);
+          for (std::size_t d = 0; d < 3; ++d) l.u[d] = v[d];
+        } else if (kind == FaceKind::pressure_outlet) {
+          l.kind = pressure_link;
+          l.drho = setup_.outlet_drho[fs];
+        } else {
+          l.kind = outflow_link;
+          const int nrm = face % 2 == 0 ? -1 : 1;  // outward normal along the axis
+          // x - n + c_k: in x's own layer (c_k leaves through the face), so inside the padded block.
+          int c[3] = {L::c(k, 0), L::c(k, 1), L::c(k, 2)};
+          c[axis] -= nrm;
+          int j = 0;  // the lattice direction c_k - n: c_k without its normal component is one
+          while (j < L::q && (L::c(j, 0) != c[0] || L::c(j, 1) != c[1] || L::c(j, 2) != c[2])) ++j;
+          const index_t aux = neighbour<L>(n, faces, j, +1, a);
+          if (is_fluid(aux)) l.aux = aux, l.aux_faces = wrapped_faces(g, wrap_axes_, aux);
+        }
+        open.push_back(l);
+      }
+    }
+    std::vector<BoundaryLink> all;
+    body_links_.assign(1, 0);
+    for (const auto& v : by_body) {
+      all.insert(all.end(), v.begin(), v.end());
+      body_links_.push_back(static_cast<index_t>(all.size()));
+    }
+    all.insert(all.end(), open.begin(), open.end());
+    n_links_ = static_cast<index_t>(all.size());
+    links_.from_host(all);
+    link_value_.resize(all.size());
+    link_force_.resize(3 * all.size());
+    std::vector<long long> zero(3 * all.size(), 0);
+    link_force_.from_host(zero);
+  }
+
+  /// The ghost links other blocks (or this one, across a periodic axis it does not wrap) fill.
+  void build_pattern() { pattern_ = GhostLayout<L>(setup_).pattern(); }
+
+  Setup setup_;
+  PaddedGrid grid_;
+  static constexpr index_t lead_ = PaddedGrid::lead(1, row_align);
+  DeviceArray<T> f_;  // populations, lead_ elements in (pop())
+  DeviceArray<std::uint8_t> flags_;
+  field::Pattern pattern_;
+  field::LocalExchanger local_;
+  field::Exchanger* exchanger_ = nullptr;
+  CellSet all_, inner_, shell_;
+  DeviceArray<index_t> shell_list_, special_list_;
+  bool overlap_ = false;
+  DeviceArray<double> u_prev_;
+  double wall_u_[max_flag][3] = {};
+  unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
+  long steps_ = 0;
+  DeviceArray<BoundaryLink> links_;
+  DeviceArray<double> link_value_;
+  DeviceArray<long long> link_force_;
+  std::vector<index_t> body_links_{0};  ///< links of body b: [body_links_[b], body_links_[b + 1])
+  index_t n_links_ = 0;
+};
+
+}  // namespace
+
+namespace detail {
+template <class L, class T>
+std::unique_ptr<Solver> make_impl(const Setup& s) {
+  return std::make_unique<SolverImpl<L, T>>(s);
+}
+}  // namespace detail
+
+}  // namespace eddy::lbm
