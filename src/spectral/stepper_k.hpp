@@ -102,6 +102,7 @@ EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Mode<T>& md, const Gr
   }
   if (s != 4 || sink.last()) sink(m, p.md, a, x);
 }
+/// The same, finding the mode itself.
 template <class T, class R, class S = StoreX<T>>
 EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
                                    const S& sink = S{}) {
@@ -138,6 +139,7 @@ EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Mode<T>& md, const Gr
   }
   if (s != 3 || sink.last()) sink(m, p.md, a, x);
 }
+/// The same, finding the mode itself.
 template <class T, class R, class S = StoreX<T>>
 EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
                                    const S& sink = S{}) {
