@@ -24,12 +24,22 @@ EDDY_HD EDDY_INLINE Complex<T> shift_phase(const Mode<T>& md, const Grid& g, boo
   return shifted ? md.shift(g, 1) : Complex<T>{T(1), T(0)};
 }
 
+/// Zero at local mode m of `fields` spectral arrays cs apart: what a truncated mode of the state (zero
+/// there, see SolverImpl) gives as transform inputs, written without reading it.
+template <class T>
+EDDY_HD EDDY_INLINE void zero_mode(Complex<T>* out, index_t m, index_t cs, int fields) {
+  for (int f = 0; f < fields; ++f) out[m + f * cs] = {T(0), T(0)};
+}
+
 template <class T>
 void launch_advection_inputs_2d(const Grid& g, const Complex<T>* w, bool shifted, Complex<T>* out,
                                 index_t cs) {
   backend::parallel_for("spectral::advection_inputs_2d", g.modes(), [=] EDDY_DEVICE(index_t m) {
     const Mode<T> md = Mode<T>::at(g, m);
-    advection_inputs_2d(md, w[m], shift_phase(md, g, shifted), out, m, cs);
+    if (md.kept)
+      advection_inputs_2d(md, w[m], shift_phase(md, g, shifted), out, m, cs);
+    else
+      zero_mode(out, m, cs, 4);
   });
 }
 
@@ -44,7 +54,10 @@ void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, bool shift
                                   index_t cs) {
   backend::parallel_for("spectral::velocity_vorticity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
     const Mode<T> md = Mode<T>::at(g, m);
-    velocity_vorticity_3d(md, u, shift_phase(md, g, shifted), out, m, cs);
+    if (md.kept)
+      velocity_vorticity_3d(md, u, shift_phase(md, g, shifted), out, m, cs);
+    else
+      zero_mode(out, m, cs, 6);
   });
 }
 
@@ -58,7 +71,8 @@ void launch_cross_3d(const Grid& g, T* p, index_t rs) {
 /// `shifted`, and keeps x in a.x only where something reads it back (`keep_x`: the band-limited force,
 /// RK3's stage 3). The last stage hands it the new state: the inputs of the next step's stage 1. `out` is
 /// the array the stage's nonlinear term was read from: each mode reads its own entries before it writes
-/// them, so in place is exact.
+/// them, so in place is exact. A truncated mode gets truncated(): the zeros of its inputs (the backward
+/// transforms destroy them, and the forward ones leave the products' aliases there), nothing else.
 template <class T>
 struct NextInputs {
   Complex<T>* out;
@@ -77,18 +91,23 @@ struct NextInputs {
     else
       velocity_vorticity_3d_of(md, x, phase, out, m, cs);
   }
+  EDDY_HD EDDY_INLINE void truncated(index_t m) const { zero_mode(out, m, cs, g.dims == 2 ? 4 : 6); }
 };
 
-template <class T, class R>
-void launch_rk4_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
-  backend::parallel_for("spectral::rk4_stage", g.modes(),
-                        [=] EDDY_DEVICE(index_t m) { rk4_stage<T, R>(s, m, g, rhs, a, next); });
-}
-
-template <class T, class R>
-void launch_rk3_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
-  backend::parallel_for("spectral::rk3_stage", g.modes(),
-                        [=] EDDY_DEVICE(index_t m) { rk3_stage<T, R>(s, m, g, rhs, a, next); });
+/// Stage s of RK3 or RK4 (`stages`) at the kept modes only: elsewhere u, acc, x and the nonlinear term are
+/// zero and stay so (step()), so a truncated mode reads nothing and writes only its inputs' zeros.
+template <int stages, class T, class R>
+void launch_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
+  backend::parallel_for(stages == 3 ? "spectral::rk3_stage" : "spectral::rk4_stage", g.modes(),
+                        [=] EDDY_DEVICE(index_t m) {
+                          const Mode<T> md = Mode<T>::at(g, m);
+                          if (!md.kept)
+                            next.truncated(m);
+                          else if (stages == 3)  // a constant: the other stepper compiles away
+                            rk3_stage(s, m, md, g, rhs, a, next);
+                          else
+                            rk4_stage(s, m, md, g, rhs, a, next);
+                        });
 }
 
 /// Physical fields (double, components adjacent) -> solver fields (T, component arrays rs apart).
@@ -149,10 +168,15 @@ void launch_random_spectrum(const Grid& g, const RandomSpectrum& r, Complex<T>* 
   });
 }
 
-/// Component arrays (cs apart) <-> modes with their components adjacent (checkpoint layout).
+/// Component arrays (cs apart) <-> modes with their components adjacent (checkpoint layout). Back into
+/// the state, the modes outside the dealiasing mask become zero (a checkpoint of another truncation).
 template <class T>
 void launch_interleave(const Grid& g, Complex<T>* fields, index_t cs, int comps, Complex<T>* out, bool back) {
   backend::parallel_for("spectral::interleave", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    if (back && !Mode<T>::at(g, m).kept) {
+      zero_mode(fields, m, cs, comps);
+      return;
+    }
     for (int d = 0; d < comps; ++d) {
       if (back)
         fields[m + d * cs] = out[m * comps + d];
@@ -308,20 +332,30 @@ class SolverImpl final : public Solver {
   /// the transforms excluded: they are the floor). Per stage s, transform inputs of x_s -> 6 backward
   /// transforms -> u x omega (read 6, write 3) -> 3 forward transforms -> stage update, which writes the
   /// next stage's 6 transform inputs itself instead of storing x_{s+1} for a separate pass to read; the
-  /// last stage writes those of the next step's stage 1:
-  ///            before (update + separate inputs pass)      now (fused)
-  ///   inputs   read 3, write 6 = 9 per stage               0 (9 on the first step and after diagnostics)
-  ///   update   s1: raw 3, u 3 -> acc 3, x 3 = 12           s1: raw 3, u 3 -> acc 3, inputs 6 = 15
-  ///            s2,3: raw 3, u 3, acc 3 -> acc 3, x 3 = 15  s2,3: raw 3, u 3, acc 3 -> acc 3, inputs 6 = 18
-  ///            s4: raw 3, u 3, acc 3 -> u 3 = 12           s4: raw 3, u 3, acc 3 -> u 3, inputs 6 = 18
-  ///   products 4 x 9 = 36                                  36
-  ///   step     126                                         105 (-17%)
-  /// 2D RK4 (omega; inputs u, v, omega_x, omega_y; product read 4, write 1): 58 before, 50 now
-  /// (inputs 20 -> 0, updates 18 -> 30). The 1/N scale, 2/3 mask and phase shifts were already folded into
-  /// the update (the Rhs functors) and the inputs. RK4 without the band-limited force keeps no x_ (3
-  /// fields less memory). What remains is structural: each stage must read its raw products, u and acc and
-  /// write the 6 (2D: 4) inputs the backward transforms destroy, and the product pass must read 6 (4)
-  /// fields and write 3 (1); going below needs the pointwise work inside the transforms (cuFFT callbacks).
+  /// last stage writes those of the next step's stage 1. Only a fraction f of the modes is kept by the
+  /// truncation (2/3 rule: (2/3)^3, 0.295 at 512^3; phase shifts: the sphere, 0.44); the others' u, acc
+  /// and x are zero and stay so (the nonlinear term is zero there; set_velocity, set_random_spectrum and
+  /// load_state leave them zero), so the update reads and writes the state at the kept modes alone and
+  /// only writes the zeros of the inputs elsewhere (the backward transforms destroy them):
+  ///            unfused (update + inputs pass)   fused                    fused, kept modes only
+  ///   inputs   read 3, write 6 = 9 per stage    0 (9 on the first step   0 (3f + 6)
+  ///                                              and after diagnostics)
+  ///   update   s1: raw 3, u 3 -> acc 3, x 3     s1: raw 3, u 3 -> acc 3,  s1: 9f + 6
+  ///                = 12                             inputs 6 = 15
+  ///            s2,3: raw 3, u 3, acc 3 ->       s2,3: 18                  s2,3: 12f + 6
+  ///                acc 3, x 3 = 15
+  ///            s4: raw 3, u 3, acc 3 -> u 3     s4: 18                    s4: 12f + 6
+  ///                = 12
+  ///   products 4 x 9 = 36                       36                        36
+  ///   step     126                              105                       60 + 45f: 73 (2/3 rule, -30%),
+  ///                                                                       80 (phase shifts)
+  /// 2D RK4 (omega; inputs u, v, omega_x, omega_y; product read 4, write 1): 58 unfused, 51 fused, now
+  /// 36 + 15f with f = 4/9 (2/3 rule): 43 (-16%); phase shifts (the disc, f = 0.70): 46. The 1/N scale,
+  /// the mask and the phase shifts are folded into the update (the Rhs functors) and the inputs. RK4
+  /// without the band-limited force keeps no x_ (3 fields less memory). What remains is structural: the
+  /// product pass must read 6 (4) fields and write 3 (1) at every point, and each stage write the 6 (4)
+  /// inputs the backward transforms destroy; going below needs the pointwise work inside the transforms
+  /// (cuFFT callbacks) or transforms that skip the truncated lines (pruned FFTs).
   void step(double dt) override {
     StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
     // The stage value whose nonlinear term (and force) a stage evaluates: u at stage 1, x after.
@@ -338,8 +372,8 @@ class SolverImpl final : public Solver {
         products();
         const bool next_shifted = s < 3 ? shifted : shifting && steps_ % 2 == 0;
         const NextInputs<T> next{w_.data(), cs_, grid_, next_shifted, (band && s < 3) || s == 2};
-        grid_.dims == 2 ? launch_rk3_stage(s, grid_, rhs2d(shifted, x), a, next)
-                        : launch_rk3_stage(s, grid_, rhs3d(shifted, x), a, next);
+        grid_.dims == 2 ? launch_stage<3>(s, grid_, rhs2d(shifted, x), a, next)
+                        : launch_stage<3>(s, grid_, rhs3d(shifted, x), a, next);
       }
     } else {
       if (!ready_) inputs(u_.data(), false);
@@ -348,8 +382,8 @@ class SolverImpl final : public Solver {
         const C* x = s == 1 ? u_.data() : x_.data();
         products();
         const NextInputs<T> next{w_.data(), cs_, grid_, shifting && s % 2 == 1 && s < 4, band && s < 4};
-        grid_.dims == 2 ? launch_rk4_stage(s, grid_, rhs2d(shifted, x), a, next)
-                        : launch_rk4_stage(s, grid_, rhs3d(shifted, x), a, next);
+        grid_.dims == 2 ? launch_stage<4>(s, grid_, rhs2d(shifted, x), a, next)
+                        : launch_stage<4>(s, grid_, rhs3d(shifted, x), a, next);
       }
     }
     ready_ = true;

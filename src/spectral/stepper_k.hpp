@@ -18,6 +18,9 @@
 /// Storage per component: the state u, an accumulator `acc` (RK4: the N sum; RK3: N1) and the stage
 /// value `x` whose nonlinear term the next stage evaluates. Each stage is one pass over the modes,
 /// fused with the nonlinear term's projection and mask (the Rhs functors of navier_stokes_k.hpp).
+/// Outside the dealiasing mask the Rhs functors' term (force included) is zero, so a mode whose u, acc and x
+/// are zero there stays zero: a caller that keeps them so may skip those modes (the solver,
+/// spectral_solver.cpp).
 #include <cmath>
 
 #include "spectral/navier_stokes_k.hpp"
@@ -45,10 +48,10 @@ struct StagePoint {
 };
 
 template <class T, class R>
-EDDY_HD EDDY_INLINE StagePoint<T, R::comps> stage_point(index_t m, const Grid& g, const R& rhs,
-                                                        const StageArgs<T>& a) {
+EDDY_HD EDDY_INLINE StagePoint<T, R::comps> stage_point(index_t m, const Mode<T>& md, const Grid& g,
+                                                        const R& rhs, const StageArgs<T>& a) {
   StagePoint<T, R::comps> p;
-  p.md = Mode<T>::at(g, m);
+  p.md = md;
   p.L = a.lin(p.md.k2);
   p.e = std::exp(-p.L * a.h);
   p.e2 = std::exp(-p.L * a.h / T(2));
@@ -69,12 +72,12 @@ struct StoreX {
   }
 };
 
-/// Stage s (1..4) of RK4 at local mode m, given the nonlinear term of the current stage value; the new
-/// stage value (stages 1..3; stage 4: the new state, if sink.last()) goes to `sink`.
-template <class T, class R, class S = StoreX<T>>
-EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
-                                   const S& sink = S{}) {
-  const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
+/// Stage s (1..4) of RK4 at local mode m (md = Mode<T>::at(g, m)), given the nonlinear term of the current
+/// stage value; the new stage value (stages 1..3; stage 4: the new state, if sink.last()) goes to `sink`.
+template <class T, class R, class S>
+EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Mode<T>& md, const Grid& g, const R& rhs,
+                                   const StageArgs<T>& a, const S& sink) {
+  const StagePoint<T, R::comps> p = stage_point(m, md, g, rhs, a);
   const T h = a.h;
   // Every load before the first store: the arrays may alias (the sink writes where rhs read), so the
   // compiler could not hoist later loads above earlier stores itself.
@@ -99,13 +102,20 @@ EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs
   }
   if (s != 4 || sink.last()) sink(m, p.md, a, x);
 }
-
-/// Stage s (1..3) of SSP-RK3 at local mode m; the new stage value (stages 1, 2; stage 3: the new state, if
-/// sink.last()) goes to `sink`, which must keep stage 2's in a.x (stage 3 reads it back).
+/// The same, finding the mode itself.
 template <class T, class R, class S = StoreX<T>>
-EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
+EDDY_HD EDDY_INLINE void rk4_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
                                    const S& sink = S{}) {
-  const StagePoint<T, R::comps> p = stage_point(m, g, rhs, a);
+  rk4_stage(s, m, Mode<T>::at(g, m), g, rhs, a, sink);
+}
+
+/// Stage s (1..3) of SSP-RK3 at local mode m (md = Mode<T>::at(g, m)); the new stage value (stages 1, 2;
+/// stage 3: the new state, if sink.last()) goes to `sink`, which must keep stage 2's in a.x (stage 3 reads
+/// it back).
+template <class T, class R, class S>
+EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Mode<T>& md, const Grid& g, const R& rhs,
+                                   const StageArgs<T>& a, const S& sink) {
+  const StagePoint<T, R::comps> p = stage_point(m, md, g, rhs, a);
   const T h = a.h;
   // Masked modes have n = 0: exp(+L h / 2) is kept away from them (inf * 0).
   const T grow = s == 2 && p.md.kept ? std::exp(p.L * h / T(2)) : T(0);
@@ -128,6 +138,12 @@ EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs
     }
   }
   if (s != 3 || sink.last()) sink(m, p.md, a, x);
+}
+/// The same, finding the mode itself.
+template <class T, class R, class S = StoreX<T>>
+EDDY_HD EDDY_INLINE void rk3_stage(int s, index_t m, const Grid& g, const R& rhs, const StageArgs<T>& a,
+                                   const S& sink = S{}) {
+  rk3_stage(s, m, Mode<T>::at(g, m), g, rhs, a, sink);
 }
 
 }  // namespace eddy::spectral

@@ -1,10 +1,14 @@
 // spectral/: the slab FFT's wave numbers and layouts (derivatives of band-limited fields are exact to
 // round-off, in 2D and 3D, on non-square boxes), Parseval diagnostics against physical averages, the
 // projection onto divergence-free fields, and the random initial spectrum (real, solenoidal, with the
-// energy it was given). Each body runs on the configured backend with one rank.
+// energy it was given); and the step's invariants (its fused inputs, the truncated modes staying zero).
+// Each body runs on the configured backend with one rank.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -12,6 +16,7 @@
 #include "backend/parallel.hpp"
 #include "field/slab.hpp"
 #include "spectral/grid.hpp"
+#include "spectral/initial_k.hpp"
 #include "spectral/slab_fft.hpp"
 #include "spectral/spectral_solver.hpp"
 #include "tests/support/taylor_green_state.hpp"
@@ -496,5 +501,85 @@ TEST(Spectral, StepsDoNotDependOnWhatRunsBetweenThem) {
           }
           EXPECT_EQ(plain->save_state(), busy->save_state())
               << dims << "D " << stepper << " " << dealiasing << (band ? " band" : "");
+        }
+}
+
+/// The step reads and writes the state only at the modes the truncation keeps (spectral_solver.cpp): the
+/// others must be exactly zero from every way a state is set (set_velocity of a field with every mode in
+/// it, set_random_spectrum, load_state of a checkpoint that has them) and stay so over the steps, for
+/// every stepper, truncation, force and dimension; and what a checkpoint holds there must not reach the
+/// kept modes (the step from it equals, bit for bit, the step from the same checkpoint without it).
+TEST(Spectral, TruncatedModesStayExactlyZero) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  using C = Complex<float>;
+  eddy::field::LocalSlabExchange ex;
+  for (int dims : {2, 3})
+    for (const char* stepper : {"rk3", "rk4"})
+      for (const char* dealiasing : {"two_thirds", "phase_shift"})
+        for (int force : {eddy::spectral::Forcing::none, eddy::spectral::Forcing::kolmogorov,
+                          eddy::spectral::Forcing::band_limited}) {
+          const int n = dims == 3 ? 12 : 24;
+          eddy::spectral::Setup s = setup3d(n, eddy::Precision::fp32);
+          s.dims = dims;
+          if (dims == 2) s.cells[2] = 1;
+          s.stepper = stepper;
+          s.dealiasing = dealiasing;
+          s.nu = 0.01;
+          s.forcing.kind = force;
+          if (force == eddy::spectral::Forcing::kolmogorov) s.forcing.amplitude = 1.0, s.forcing.mode = 1;
+          if (force == eddy::spectral::Forcing::band_limited)
+            s.forcing.rate = 0.1, s.forcing.band[0] = 0.5, s.forcing.band[1] = 2.5;
+          const std::string what =
+              std::to_string(dims) + "D " + stepper + " " + dealiasing + " force " + std::to_string(force);
+          auto a = eddy::spectral::make_solver(s, ex), b = eddy::spectral::make_solver(s, ex);
+          const Grid& g = a->grid();
+          const int comps = dims == 2 ? 1 : 3;
+          // The state as modes (checkpoint layout); counts the truncated modes' nonzero components.
+          const auto modes = [&](eddy::spectral::Solver& solver) {
+            const std::vector<unsigned char> bytes = solver.save_state();
+            std::vector<C> h(bytes.size() / sizeof(C));
+            std::memcpy(h.data(), bytes.data(), bytes.size());
+            return h;
+          };
+          const auto nonzero_truncated = [&](const std::vector<C>& h, int& kept_nonzero) {
+            int bad = 0;
+            kept_nonzero = 0;
+            for (index_t m = 0; m < g.modes(); ++m)
+              for (int d = 0; d < comps; ++d) {
+                const C c = h[static_cast<std::size_t>(m * comps + d)];
+                const bool zero = c.re == 0.0f && c.im == 0.0f;
+                if (!Mode<double>::at(g, m).kept)
+                  bad += zero ? 0 : 1;
+                else
+                  kept_nonzero += zero ? 0 : 1;
+              }
+            return bad;
+          };
+          // Every mode of a physical field of point noise is nonzero; RK3 starts from it, RK4 from the
+          // random spectrum.
+          if (std::string(stepper) == "rk3") {
+            std::vector<double> u(static_cast<std::size_t>(g.total_points() * dims));
+            std::uint64_t state = 11;
+            for (double& v : u) v = 0.2 * (eddy::spectral::uniform(state) - 0.5);
+            a->set_velocity(u);
+          } else {
+            a->set_random_spectrum(eddy::spectral::RandomSpectrum::make(1.0, 2.0, 2.0, 5));
+          }
+          int kept = 0;
+          EXPECT_EQ(nonzero_truncated(modes(*a), kept), 0) << what << ", initial";
+          for (int k = 0; k < 5; ++k) a->step(0.01);
+          std::vector<C> h = modes(*a);
+          EXPECT_EQ(nonzero_truncated(h, kept), 0) << what << ", after 5 steps";
+          EXPECT_GT(kept, g.modes() / 10) << what;  // the kept modes carry the flow
+          // A checkpoint with something at the truncated modes: they are dropped on loading.
+          for (index_t m = 0; m < g.modes(); ++m)
+            if (!Mode<double>::at(g, m).kept)
+              for (int d = 0; d < comps; ++d) h[static_cast<std::size_t>(m * comps + d)] = {0.5f, -0.25f};
+          std::vector<unsigned char> dirty(h.size() * sizeof(C));
+          std::memcpy(dirty.data(), h.data(), dirty.size());
+          b->load_state(dirty, a->steps());
+          EXPECT_EQ(nonzero_truncated(modes(*b), kept), 0) << what << ", loaded";
+          for (int k = 0; k < 3; ++k) a->step(0.01), b->step(0.01);
+          EXPECT_EQ(a->save_state(), b->save_state()) << what << ", steps after loading";
         }
 }
