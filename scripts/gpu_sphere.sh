@@ -3,12 +3,12 @@
 # STL sphere at Re 100, on 2 ranks at D = 20, 30 and 40 cells (the config's grid scaled), and its drag
 # coefficient against the unbounded-flow reference 1.087 (Clift, Grace & Weber 1978; cases/sphere/README.md).
 #   scripts/gpu_sphere.sh OUTDIR [GTEST_SOURCE]
-# EDDY_GPU_BIN=path skips the build; EDDY_RANKS (default 2); EDDY_SPHERE_D (default "20 40 30": runs in that
+# EDDY_GPU_BIN=path skips the build; EDDY_RANKS (default 2); EDDY_SPHERE_D (default "20 30 40": runs in that
 # order while the budget lasts); EDDY_BUDGET_S (default 560) caps the whole script; EDDY_SPHERE_SET adds
 # --set overrides (a quick smoke run on a CPU build: EDDY_SPHERE_SET="run.end_time=0.05").
-# Budget: 16 D x 10 D x 10 D cells at D cells per diameter, lattice velocity 0.04, t = 3 s (30 D / U):
-# D = 20: 12.8 M cells x 15,000 steps; D = 30: 43 M x 22,500; D = 40: 102 M x 30,000 (3.1e12 cell updates,
-# ~2 min on two H200s). Results: summary.txt, sphere.csv (C_D at the end, mean and spread of C_D over the
+# Budget: 16 D x 10 D x 10 D cells at D cells per diameter, lattice velocity 0.04, t = 5 s (50 D / U):
+# D = 20: 12.8 M cells x 25,000 steps (~50 s on two H200s); D = 30: 43 M x 37,500 (~160 s); D = 40: 102 M x
+# 50,000 (5.1e12 cell updates, ~6.5 min). Results: summary.txt, sphere.csv (C_D at the end, mean and spread of C_D over the
 # last third of the diagnostics samples), the diagnostics.csv of each run.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,10 +21,10 @@ ranks=${EDDY_RANKS:-2}
 extra=()
 for s in ${EDDY_SPHERE_SET:-}; do extra+=(--set "$s"); done
 echo "case,D_cells,ranks,exit,seconds,cd_end,cd_mean_last_third,cd_spread_last_third,cd_error_vs_1.087" >"$out/sphere.csv"
-for d in ${EDDY_SPHERE_D:-20 40 30}; do
+for d in ${EDDY_SPHERE_D:-20 30 40}; do
   left=$((budget - ($(date +%s) - t0) - 10))
-  # 3.1e12 cell updates at D = 40 take ~2 min: scale by D^4 for the estimate; skip what cannot finish.
-  need=$(( 130 * d * d * d * d / (40 * 40 * 40 * 40) + 20 ))
+  # 5.1e12 cell updates at D = 40 take ~6.5 min: scale by D^4 for the estimate; skip what cannot finish.
+  need=$(( 390 * d * d * d * d / (40 * 40 * 40 * 40) + 20 ))
   if [ "$left" -lt "$need" ]; then echo "D = $d: skipped ($left s left, needs ~$need s)"; continue; fi
   s=$(date +%s)
   timeout "$left" "${mpi[@]}" -n "$ranks" "$gpu" run "$root/configs/sphere3d_re100.yaml" \
