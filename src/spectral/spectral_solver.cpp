@@ -278,7 +278,10 @@ class SolverImpl final : public Solver {
       : setup_(s),
         ex_(ex),
         grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == "phase_shift")),
-        fft_(grid_, ex, s.overlap),
+        // Truncated transforms: every backward input is zero at the truncated modes (the inputs and
+        // NextInputs write those zeros, the state is zero there) and forward outputs are read at kept
+        // modes only (the stage update; state_from_velocity masks), under either truncation.
+        fft_(grid_, ex, s.overlap, true),
         comps_(s.dims == 2 ? 1 : 3),
         work_fields_(s.dims == 2 ? 4 : 6) {
     lin_.nu = T(s.nu);
