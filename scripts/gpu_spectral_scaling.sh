@@ -37,12 +37,15 @@ else
   gpu_build "$out/build" "$gtest" eddy eddy_mpi_spectral_tests
 fi
 # The device-sampled Taylor-Green state against the host-built array, on the GPUs (2 ranks: slab and
-# pencil; tolerance 64 eps, tests/unit/test_spectral.cpp): seconds, where the test binary was built.
+# pencil; tolerance 64 eps, tests/unit/test_spectral.cpp), and the truncated transforms (the transposes of
+# a prefix of each row, every transport: 3D copies on the device; the truncated FFT bitwise the full one at
+# kept modes): seconds, where the test binary was built.
 t=$root/build/gpu-cuda/tests/mpi/eddy_mpi_spectral_tests
 if [ -z "${EDDY_GPU_BIN:-}" ] && [ -x "$t" ]; then
-  echo "== set_taylor_green vs the host array on 2 GPUs"
-  (cd "$out" && mpirun --bind-to none -x NCCL_NVLS_ENABLE -n 2 "$t" --gtest_filter='*TaylorGreenOnTheDevice*' 2>&1 |
-    grep -E "Taylor-Green|OK|FAILED" | sort -u)
+  echo "== set_taylor_green vs the host array, transposes and truncated FFTs on 2 GPUs"
+  (cd "$out" && mpirun --bind-to none -x NCCL_NVLS_ENABLE -n 2 "$t" \
+    --gtest_filter='*TaylorGreenOnTheDevice*:*TransposesPutEveryElement*:*TruncatedFft*' 2>&1 |
+    grep -E "Taylor-Green|OK|FAILED|Failure" | sort -u)
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-8}

@@ -54,7 +54,11 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap, 
     along_a_fwd_.emplace(FftKind::c2c_forward, along_z);
     along_a_bwd_.emplace(FftKind::c2c_backward, along_z);
     tmp_stride_ = padded_stride(g.na_local * g.ny_local * g.nc);
-    y_plane_ = padded_stride(g.n[1] * g.nc_local);  // aligned planes: each is one FFT call's array
+    // Aligned planes (each is one FFT call's array) of whole kx_l rows (padding rows), so that the column
+    // transpose and the truncation's zeros address ytmp_ as one pitched array (backend::copy_3d_on_device).
+    index_t rows = g.n[1];
+    while (rows * g.nc_local % 16 != 0) ++rows;
+    y_plane_ = rows * g.nc_local;
     ytmp_stride_ = padded_stride(g.na_local * y_plane_);
   } else if (ex_.ranks() == 1) {
     r2c_.emplace(FftKind::r2c, whole);
@@ -127,10 +131,9 @@ void SlabFft<T>::zero_unmoved(bool fwd, C* spec, int fields) {
     else if (!pencil_)
       backend::fill_zero_2d(tmp_.data() + f * tmp_stride_ + moved_, pitch, width,
                             static_cast<std::size_t>(g_.na_local * g_.nb));
-    else
-      for (index_t z = 0; z < g_.na_local; ++z)
-        backend::fill_zero_2d(ytmp_.data() + f * ytmp_stride_ + z * y_plane_ + moved_, pitch, width,
-                              static_cast<std::size_t>(g_.n[1]));
+    else  // the planes' padding rows too (never read)
+      backend::fill_zero_2d(ytmp_.data() + f * ytmp_stride_ + moved_, pitch, width,
+                            static_cast<std::size_t>(g_.na_local * (y_plane_ / g_.nc_local)));
   }
 }
 

@@ -358,7 +358,9 @@ class SolverImpl final : public Solver {
   /// without the band-limited force keeps no x_ (3 fields less memory). What remains is structural: the
   /// product pass must read 6 (4) fields and write 3 (1) at every point, and each stage write the 6 (4)
   /// inputs the backward transforms destroy; going below needs the pointwise work inside the transforms
-  /// (cuFFT callbacks) or transforms that skip the truncated lines (pruned FFTs).
+  /// (cuFFT callbacks) or transforms that skip the truncated lines (pruned FFTs). On several ranks (3D)
+  /// the transposes already skip them: they move only the kept kx columns (SlabFft's `truncated`, 2/3 of
+  /// the data under the 2/3 rule); the 1D transforms still run over every column.
   void step(double dt) override {
     StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
     // The stage value whose nonlinear term (and force) a stage evaluates: u at stage 1, x after.
