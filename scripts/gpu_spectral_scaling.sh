@@ -23,19 +23,12 @@
 #                       EDDY_SCALING_SET="domain.cells=[32,32,32]" scripts/gpu_spectral_scaling.sh /tmp/s)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/gpu_spectral_scaling_out}
-gtest=${2:-}
-mkdir -p "$out"
+source "$root/scripts/gpu_lib.sh"
+gpu_args spectral_scaling "$@"
 out=$(cd "$out" && pwd)
 exec > >(tee "$out/summary.txt") 2>&1
-t0=$(date +%s)
-source "$root/scripts/gpu_lib.sh"
-if [ -n "${EDDY_GPU_BIN:-}" ]; then
-  gpu=$EDDY_GPU_BIN
-else
-  [ -z "$gtest" ] && [ -d "$root/.deps/googletest" ] && gtest=$root/.deps/googletest
-  gpu_build "$out/build" "$gtest" eddy eddy_mpi_spectral_tests
-fi
+gpu_mpi
+gpu_binaries "$w" "$gtest" eddy eddy_mpi_spectral_tests  # or EDDY_GPU_BIN
 # The device-sampled Taylor-Green state against the host-built array, on the GPUs (2 ranks: slab and
 # pencil; tolerance 64 eps, tests/unit/test_spectral.cpp), and the truncated transforms (the transposes of
 # a prefix of each row, every transport: 3D copies on the device; the truncated FFT bitwise the full one at
@@ -43,13 +36,11 @@ fi
 t=$root/build/gpu-cuda/tests/mpi/eddy_mpi_spectral_tests
 if [ -z "${EDDY_GPU_BIN:-}" ] && [ -x "$t" ]; then
   echo "== set_taylor_green vs the host array, transposes and truncated FFTs on 2 GPUs"
-  (cd "$out" && mpirun --bind-to none -x NCCL_NVLS_ENABLE -n 2 "$t" \
+  (cd "$out" && "${mpi[@]}" -n 2 "$t" \
     --gtest_filter='*TaylorGreenOnTheDevice*:*TransposesPutEveryElement*:*TruncatedFft*' 2>&1 |
     grep -E "Taylor-Green|OK|FAILED|Failure" | sort -u)
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-8}
-mpi=(mpirun --bind-to none -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS)
 cfg=$root/configs/bench/scaling/spectral_3d_1024.yaml
 sets=(--set "parallel.comm=${EDDY_SCALING_COMM:-nccl}")
 for s in ${EDDY_SCALING_SET:-}; do sets+=(--set "$s"); done
@@ -117,4 +108,4 @@ if 1 in runs and 2 in runs:
     s = runs[1]["ms_per_step_median"] / runs[2]["ms_per_step_median"]
     print(f"strong scaling 1 -> 2 GPUs: speed-up {s:.2f}x (target >= 1.6x), efficiency {100 * s / 2:.0f}%")
 PY
-echo "total: $(($(date +%s) - t0)) s"
+gpu_total

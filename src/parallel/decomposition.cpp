@@ -1,6 +1,7 @@
 #include "parallel/decomposition.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -36,11 +37,29 @@ Decomposition Decomposition::make(int dims, const Int3& global, const std::vecto
                            " MPI rank(s); give ranks whose product is ", size,
                            ", or leave parallel.ranks empty"));
   } else {
-    // MPI_Dims_create's counts are non-increasing; the largest goes to the slowest axis (z in 3D, y in
-    // 2D): blocks keep whole rows of the x-fastest layout, their exchanged faces are contiguous planes,
-    // and an LBM block wraps its own periodic x (and y) axes instead of exchanging them.
+    // MPI_Dims_create's counts, placed so that the slow axes take the large ones (z in 3D, y in 2D):
+    // blocks keep whole rows of the x-fastest layout, their exchanged faces are contiguous planes, and an
+    // LBM block wraps its own periodic x (and y) instead of exchanging it. The first placement in
+    // lexicographic order (x least split, then y) that gives every rank a cell along every axis wins; a
+    // thin axis (a 3D run with few z planes) is thus left to the others.
     MPI_Dims_create(size, dims, n);
-    std::reverse(n, n + dims);
+    std::array<int, 3> c{n[0], n[1], n[2]};
+    const auto end = c.begin() + dims;
+    // Ascending (three entries at most; std::sort's insertion step trips GCC 12's -Warray-bounds here).
+    for (int i = 1; i < dims; ++i)
+      for (int j = i; j > 0 && c[static_cast<std::size_t>(j)] < c[static_cast<std::size_t>(j - 1)]; --j)
+        std::swap(c[static_cast<std::size_t>(j)], c[static_cast<std::size_t>(j - 1)]);
+    std::array<int, 3> fit = c;
+    do {
+      bool ok = true;
+      for (int a = 0; a < dims; ++a)
+        ok = ok && c[static_cast<std::size_t>(a)] <= global[static_cast<std::size_t>(a)];
+      if (ok) {
+        fit = c;
+        break;
+      }
+    } while (std::next_permutation(c.begin(), end));
+    for (int a = 0; a < 3; ++a) n[a] = fit[static_cast<std::size_t>(a)];
   }
   for (int a = 0; a < 3; ++a) {
     d.ranks[static_cast<std::size_t>(a)] = a < dims ? n[a] : 1;
