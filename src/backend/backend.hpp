@@ -52,13 +52,6 @@ void fill_zero(void* dst, std::size_t bytes);
 /// `src_pitch` bytes apart (packing and unpacking of transposes).
 void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows);
-/// The same over `slices` blocks of `rows` rows, the blocks `dst_slice` and `src_slice` bytes apart (the
-/// transposes' packing of a prefix of each row).
-void copy_3d_on_device(void* dst, std::size_t dst_pitch, std::size_t dst_slice, const void* src,
-                       std::size_t src_pitch, std::size_t src_slice, std::size_t width, std::size_t rows,
-                       std::size_t slices);
-/// Zero `rows` rows of `width` bytes, `pitch` bytes apart.
-void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows);
 
 /// Memory held through allocate() by this process (device memory on GPUs, host memory on the CPU backend).
 struct MemoryUsage {

@@ -79,26 +79,6 @@ void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::s
     std::memcpy(d + static_cast<std::size_t>(r) * dst_pitch, s + static_cast<std::size_t>(r) * src_pitch,
                 width);
 }
-void copy_3d_on_device(void* dst, std::size_t dst_pitch, std::size_t dst_slice, const void* src,
-                       std::size_t src_pitch, std::size_t src_slice, std::size_t width, std::size_t rows,
-                       std::size_t slices) {
-  if (width == dst_pitch && width == src_pitch)  // whole rows: one block per slice
-    return copy_2d_on_device(dst, dst_slice, src, src_slice, width * rows, slices);
-  auto* d = static_cast<char*>(dst);
-  const auto* s = static_cast<const char*>(src);
-  const auto n = static_cast<index_t>(rows * slices), r = static_cast<index_t>(rows);
-#pragma omp parallel for schedule(static) if (n * static_cast <index_t>(width) > (index_t{1} << 20))
-  for (index_t i = 0; i < n; ++i) {
-    const auto k = static_cast<std::size_t>(i / r), j = static_cast<std::size_t>(i % r);
-    std::memcpy(d + k * dst_slice + j * dst_pitch, s + k * src_slice + j * src_pitch, width);
-  }
-}
-void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {
-  auto* d = static_cast<char*>(dst);
-  const auto n = static_cast<index_t>(rows);
-#pragma omp parallel for schedule(static) if (n * static_cast <index_t>(width) > (index_t{1} << 20))
-  for (index_t r = 0; r < n; ++r) std::memset(d + static_cast<std::size_t>(r) * pitch, 0, width);
-}
 void fill_zero(void* dst, std::size_t bytes) {
   // Parallel first touch: each thread zeroes the pages it will later work on (NUMA placement).
   auto* c = static_cast<char*>(dst);

@@ -17,11 +17,6 @@
 #define gpuMemset cudaMemset
 #define gpuMemGetInfo cudaMemGetInfo
 #define gpuMemcpy2D cudaMemcpy2D
-#define gpuMemset2D cudaMemset2D
-#define gpuMemcpy3D cudaMemcpy3D
-#define gpuMemcpy3DParms cudaMemcpy3DParms
-#define make_gpuPitchedPtr make_cudaPitchedPtr
-#define make_gpuExtent make_cudaExtent
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
@@ -42,11 +37,6 @@
 #define gpuMemset hipMemset
 #define gpuMemGetInfo hipMemGetInfo
 #define gpuMemcpy2D hipMemcpy2D
-#define gpuMemset2D hipMemset2D
-#define gpuMemcpy3D hipMemcpy3D
-#define gpuMemcpy3DParms hipMemcpy3DParms
-#define make_gpuPitchedPtr make_hipPitchedPtr
-#define make_gpuExtent make_hipExtent
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
@@ -151,34 +141,6 @@ void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::s
   // (cudaDevAttrMaxPitch, 2^31 - 1 bytes), which a single row of a large array may well have.
   if (rows == 1 || (dst_pitch == width && src_pitch == width)) return copy_on_device(dst, src, width * rows);
   EDDY_GPU_CHECK(gpuMemcpy2D(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice));
-}
-void copy_3d_on_device(void* dst, std::size_t dst_pitch, std::size_t dst_slice, const void* src,
-                       std::size_t src_pitch, std::size_t src_slice, std::size_t width, std::size_t rows,
-                       std::size_t slices) {
-  if (width == 0 || rows == 0 || slices == 0) return;
-  // Whole rows, or slices that continue the rows evenly: a 2D copy.
-  if (width == dst_pitch && width == src_pitch)
-    return copy_2d_on_device(dst, dst_slice, src, src_slice, width * rows, slices);
-  if (slices == 1 || (dst_slice == rows * dst_pitch && src_slice == rows * src_pitch))
-    return copy_2d_on_device(dst, dst_pitch, src, src_pitch, width, rows * slices);
-  // One 3D copy where the slices are whole numbers of rows apart (pitched arrays), else a 2D copy per slice.
-  if (dst_slice % dst_pitch == 0 && src_slice % src_pitch == 0) {
-    gpuMemcpy3DParms p{};
-    p.srcPtr = make_gpuPitchedPtr(const_cast<void*>(src), src_pitch, width, src_slice / src_pitch);
-    p.dstPtr = make_gpuPitchedPtr(dst, dst_pitch, width, dst_slice / dst_pitch);
-    p.extent = make_gpuExtent(width, rows, slices);
-    p.kind = gpuMemcpyDeviceToDevice;
-    EDDY_GPU_CHECK(gpuMemcpy3D(&p));
-    return;
-  }
-  for (std::size_t k = 0; k < slices; ++k)
-    copy_2d_on_device(static_cast<char*>(dst) + k * dst_slice, dst_pitch,
-                      static_cast<const char*>(src) + k * src_slice, src_pitch, width, rows);
-}
-void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {
-  if (width == 0 || rows == 0) return;
-  if (rows == 1 || pitch == width) return fill_zero(dst, width * rows);
-  EDDY_GPU_CHECK(gpuMemset2D(dst, pitch, 0, width, rows));
 }
 
 }  // namespace eddy::backend

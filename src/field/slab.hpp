@@ -35,11 +35,7 @@ struct SlabShape {
   index_t b_outer_stride = 0;
   /// Elements between consecutive a-planes in the a-slab layout (0: contiguous, nb nc): padded planes.
   index_t a_pitch = 0;
-  /// Elements of each c-row moved, a prefix (-1: all nc): the others are neither read nor written on
-  /// either side (the distributed FFT's columns beyond the dealiasing truncation).
-  index_t c_keep = -1;
   index_t a_plane() const { return a_pitch ? a_pitch : nb * nc; }
-  index_t c_moved() const { return c_keep < 0 ? nc : std::min(c_keep, nc); }
 };
 
 /// Transposes and reductions over the ranks of a slab decomposition. Collective: every rank calls each
@@ -104,9 +100,9 @@ class LocalSlabExchange final : public SlabExchange {
  private:
   static void copy(bool out_b, const SlabShape& s, const void* in, index_t in_stride, void* out,
                    index_t out_stride, int fields) {
-    // Per outer array: na planes of nb rows of nc elements (c_moved() of each copied), a_plane() apart on
-    // the a side, contiguous on the b side (whose outer arrays are b_outer apart).
-    const index_t width = s.nb * s.nc, ap = s.a_plane(), ck = s.c_moved();
+    // Per outer array: na planes of nb nc elements, a_plane() apart on the a side, contiguous on the b side
+    // (whose outer arrays are b_outer apart).
+    const index_t width = s.nb * s.nc, ap = s.a_plane();
     const index_t b_outer = s.b_outer_stride ? s.b_outer_stride : s.na * width;
     const std::size_t e = s.elem_bytes;
     auto at = [e](index_t n) { return static_cast<std::size_t>(n) * e; };
@@ -118,11 +114,12 @@ class LocalSlabExchange final : public SlabExchange {
                        at((out_b ? in_stride : out_stride) * f + o * s.na * ap);
         char* b_side = static_cast<char*>(out_b ? out : const_cast<void*>(in)) +
                        at((out_b ? out_stride : in_stride) * f + o * b_outer);
-        const auto rows = static_cast<std::size_t>(s.nb), planes = static_cast<std::size_t>(s.na);
         if (out_b)
-          backend::copy_3d_on_device(b_side, at(s.nc), at(width), a_side, at(s.nc), at(ap), at(ck), rows, planes);
+          backend::copy_2d_on_device(b_side, at(width), a_side, at(ap), at(width),
+                                     static_cast<std::size_t>(s.na));
         else
-          backend::copy_3d_on_device(a_side, at(s.nc), at(ap), b_side, at(s.nc), at(width), at(ck), rows, planes);
+          backend::copy_2d_on_device(a_side, at(ap), b_side, at(width), at(width),
+                                     static_cast<std::size_t>(s.na));
       }
     timer.to(caller);
   }

@@ -35,13 +35,12 @@ void MpiSlabExchange::b_to_a(const field::SlabShape& s, const void* in, index_t 
 // and q the b-rows of the destination, for b_to_a the other way round. In the b-slab layout [a][b_local][c]
 // the block is contiguous (one run per outer array, b_outer apart); in the a-slab layout [a_local][b][c]
 // it is `nal` rows of `nbq * nc` elements, a_plane() apart, and the outer arrays continue the rows evenly:
-// one strided block copy per field and peer, on the device, each way. With c_keep, only the first
-// ck = c_moved() elements of each c-row travel (segments packed [outer][a][b][ck]; 3D block copies).
+// one strided block copy per field and peer, on the device, each way.
 struct MpiSlabExchange::Blocks {
   bool to_b;
   int P, r;
   std::size_t e;
-  index_t na, nb, nc, ck, O, nal, nbl, b_outer, ap;
+  index_t na, nb, nc, O, nal, nbl, b_outer, ap;
   // The own block goes straight from source to destination when that is one strided copy (one outer
   // array); otherwise it is packed into its receive segment and unpacked like the others.
   bool direct;
@@ -54,7 +53,6 @@ struct MpiSlabExchange::Blocks {
         na(s.na),
         nb(s.nb),
         nc(s.nc),
-        ck(s.c_moved()),
         O(s.outer),
         nal(BlockSplit::count(na, P, r)),
         nbl(BlockSplit::count(nb, P, r)),
@@ -66,40 +64,38 @@ struct MpiSlabExchange::Blocks {
   /// received from q (the transposed roles), packed [outer][a][b][c].
   void sizes(int q, index_t& send_n, index_t& recv_n) const {
     const index_t naq = BlockSplit::count(na, P, q), nbq = BlockSplit::count(nb, P, q);
-    send_n = O * (to_b ? nal * nbq : naq * nbl) * ck;
-    recv_n = O * (to_b ? naq * nbl : nal * nbq) * ck;
+    send_n = O * (to_b ? nal * nbq : naq * nbl) * nc;
+    recv_n = O * (to_b ? naq * nbl : nal * nbq) * nc;
   }
   void pack(int q, const char* fin, char* fseg) const {
     const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
     const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
     if (to_b)  // rows of my a-planes, q's b-range of each
-      copy(fseg, ck, nbq * ck, fin + at(b0q * nc, e), nc, ap, nbq, O * nal);
+      backend::copy_2d_on_device(fseg, at(nbq * nc, e), fin + at(b0q * nc, e), at(ap, e), at(nbq * nc, e),
+                                 static_cast<std::size_t>(O * nal));
     else  // q's a-planes of my b-rows: contiguous per outer array
-      copy(fseg, ck, naq * nbl * ck, fin + at(a0q * nbl * nc, e), nc, b_outer, naq * nbl, O);
+      backend::copy_2d_on_device(fseg, at(naq * nbl * nc, e), fin + at(a0q * nbl * nc, e), at(b_outer, e),
+                                 at(naq * nbl * nc, e), static_cast<std::size_t>(O));
   }
   void unpack(int q, const char* fseg, char* fout) const {
     const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
     const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
     if (to_b)  // q's a-planes of my b-rows: contiguous per outer array in the b-slab layout
-      copy(fout + at(a0q * nbl * nc, e), nc, b_outer, fseg, ck, naq * nbl * ck, naq * nbl, O);
+      backend::copy_2d_on_device(fout + at(a0q * nbl * nc, e), at(b_outer, e), fseg, at(naq * nbl * nc, e),
+                                 at(naq * nbl * nc, e), static_cast<std::size_t>(O));
     else  // my a-planes, q's b-range of each
-      copy(fout + at(b0q * nc, e), nc, ap, fseg, ck, nbq * ck, nbq, O * nal);
+      backend::copy_2d_on_device(fout + at(b0q * nc, e), at(ap, e), fseg, at(nbq * nc, e), at(nbq * nc, e),
+                                 static_cast<std::size_t>(O * nal));
   }
   /// The own block from the source to the destination layout, one strided copy (direct only).
   void own(const char* fin, char* fout) const {
     const index_t a0 = BlockSplit::start(na, P, r), b0 = BlockSplit::start(nb, P, r);
     if (to_b)
-      copy(fout + at(a0 * nbl * nc, e), nc, nbl * nc, fin + at(b0 * nc, e), nc, ap, nbl, nal);
+      backend::copy_2d_on_device(fout + at(a0 * nbl * nc, e), at(nbl * nc, e), fin + at(b0 * nc, e),
+                                 at(ap, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
     else
-      copy(fout + at(b0 * nc, e), nc, ap, fin + at(a0 * nbl * nc, e), nc, nbl * nc, nbl, nal);
-  }
-  /// `slices` blocks of `rows` rows of ck elements (row pitches and block distances in elements); with
-  /// ck = nc the rows of a block are contiguous and this is the 2D copy of whole blocks.
-  void copy(char* dst, index_t dst_pitch, index_t dst_slice, const char* src, index_t src_pitch,
-            index_t src_slice, index_t rows, index_t slices) const {
-    backend::copy_3d_on_device(dst, at(dst_pitch, e), at(dst_slice, e), src, at(src_pitch, e),
-                               at(src_slice, e), at(ck, e), static_cast<std::size_t>(rows),
-                               static_cast<std::size_t>(slices));
+      backend::copy_2d_on_device(fout + at(b0 * nc, e), at(ap, e), fin + at(a0 * nbl * nc, e),
+                                 at(nbl * nc, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
   }
 };
 
@@ -113,8 +109,8 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
                             void* out, index_t out_stride, int fields) {
   if (pending_) throw Error("MpiSlabExchange: a transpose is already in flight");
   const Blocks k(to_b, s, comm_.size(), comm_.rank());
-  const std::size_t send_total = at(fields * k.O * (to_b ? k.nal * k.nb : k.na * k.nbl) * k.ck, k.e);
-  const std::size_t recv_total = at(fields * k.O * (to_b ? k.na * k.nbl : k.nal * k.nb) * k.ck, k.e);
+  const std::size_t send_total = at(fields * k.O * (to_b ? k.nal * k.nb : k.na * k.nbl) * k.nc, k.e);
+  const std::size_t recv_total = at(fields * k.O * (to_b ? k.na * k.nbl : k.nal * k.nb) * k.nc, k.e);
   if (send_.size() < send_total) send_.resize(send_total);
   if (recv_.size() < recv_total) recv_.resize(recv_total);
   const auto* src = static_cast<const char*>(in);

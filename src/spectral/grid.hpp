@@ -119,14 +119,6 @@ struct Grid {
     }
     return ix <= kmax[0] && iy <= kmax[1] && -iy <= kmax[1] && iz <= kmax[2] && -iz <= kmax[2];
   }
-  /// 3D: every kept mode has kx < kept_columns(). Both truncations keep (ix, iy, iz) only if they keep
-  /// (ix, 0, 0) (the 2/3 rule: ix <= kmax_x; the sphere: its radius grows with |iy|, |iz|), so this is one
-  /// more than the largest ix kept on the kx axis (2/3 rule: kmax_x + 1; sphere: sqrt(2)/3 nx + 1).
-  index_t kept_columns() const {
-    index_t ix = n[0] / 2;
-    while (ix >= 0 && !kept(ix, 0, 0)) --ix;
-    return ix + 1;
-  }
   /// The phase exp(i k.delta) of a shift delta of half a cell in every direction, as the angle k.delta.
   EDDY_HD EDDY_INLINE double half_cell_phase(index_t ix, index_t iy, index_t iz) const {
     const index_t i[3] = {ix, iy, iz};

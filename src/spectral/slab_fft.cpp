@@ -22,10 +22,8 @@ struct Phases {
 }  // namespace
 
 template <class T>
-SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap, bool truncated)
-    : g_(g), ex_(exchange), overlap_(overlap), moved_(g.nc_local) {
-  if (truncated && g.dims == 3 && ex_.ranks() > 1)
-    moved_ = std::clamp<index_t>(g.kept_columns() - g.c0, 0, g.nc_local);
+SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
+    : g_(g), ex_(exchange), overlap_(overlap) {
   real_stride_ = padded_stride(g.points());
   complex_stride_ = padded_stride(g.modes());
   FftLayout whole;  // r2c shape of one field: 3D (nz, ny, nx), 2D (ny, nx)
@@ -54,11 +52,7 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap, 
     along_a_fwd_.emplace(FftKind::c2c_forward, along_z);
     along_a_bwd_.emplace(FftKind::c2c_backward, along_z);
     tmp_stride_ = padded_stride(g.na_local * g.ny_local * g.nc);
-    // Aligned planes (each is one FFT call's array) of whole kx_l rows (padding rows), so that the column
-    // transpose and the truncation's zeros address ytmp_ as one pitched array (backend::copy_3d_on_device).
-    index_t rows = g.n[1];
-    while (rows * g.nc_local % 16 != 0) ++rows;
-    y_plane_ = rows * g.nc_local;
+    y_plane_ = padded_stride(g.n[1] * g.nc_local);  // aligned planes: each is one FFT call's array
     ytmp_stride_ = padded_stride(g.na_local * y_plane_);
   } else if (ex_.ranks() == 1) {
     r2c_.emplace(FftKind::r2c, whole);
@@ -111,30 +105,7 @@ template <class T>
 field::SlabShape SlabFft<T>::column_shape() const {
   field::SlabShape s{g_.na, g_.nb, g_.nc_local, sizeof(C)};
   s.a_pitch = y_plane_;
-  s.c_keep = moved_;
   return s;
-}
-
-// Forward: the destination of the last transpose, spec, in [kz][ky_l][kx_l] (the transform along z keeps
-// the zeros). Backward: its destination, the a-slab tmp_ [z_l][y][kx] (slab) or the y-pencils ytmp_
-// [z_l][y][kx_l] in padded planes (pencil; the transforms along y and the full row transpose carry the
-// zeros on to tmp_), which the c2r transforms destroy: written on every call.
-template <class T>
-void SlabFft<T>::zero_unmoved(bool fwd, C* spec, int fields) {
-  const index_t cols = g_.nc_local - moved_;
-  if (cols == 0) return;
-  const auto e = sizeof(C), pitch = static_cast<std::size_t>(g_.nc_local) * e, width = cols * e;
-  for (int f = 0; f < fields; ++f) {
-    if (fwd)
-      backend::fill_zero_2d(spec + f * complex_stride_ + moved_, pitch, width,
-                            static_cast<std::size_t>(g_.na * g_.nb_local));
-    else if (!pencil_)
-      backend::fill_zero_2d(tmp_.data() + f * tmp_stride_ + moved_, pitch, width,
-                            static_cast<std::size_t>(g_.na_local * g_.nb));
-    else  // the planes' padding rows too (never read)
-      backend::fill_zero_2d(ytmp_.data() + f * ytmp_stride_ + moved_, pitch, width,
-                            static_cast<std::size_t>(g_.na_local * (y_plane_ / g_.nc_local)));
-  }
 }
 
 template <class T>
@@ -193,7 +164,6 @@ void SlabFft<T>::backward(C* spec, T* phys, int fields) {
 template <class T>
 void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* spec, int fields) {
   reserve_tmp(fields);
-  zero_unmoved(fwd, spec, fields);
   struct Transpose {
     field::SlabExchange* ex;
     field::SlabShape shape;
@@ -211,9 +181,7 @@ void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* 
     stages.emplace_back([&](int f) { along_y(fwd, f); });
     transposes.push_back({&ex_, column_shape(), ytmp, ytmp_stride_, spec, complex_stride_});
   } else {
-    field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
-    s.c_keep = moved_;
-    transposes.push_back({&ex_, s, tmp, tmp_stride_, spec, complex_stride_});
+    transposes.push_back({&ex_, {g_.na, g_.nb, g_.nc, sizeof(C)}, tmp, tmp_stride_, spec, complex_stride_});
   }
   stages.emplace_back(
       [&](int f) { (fwd ? along_a_fwd_ : along_a_bwd_)->execute(spec + f * complex_stride_); });

@@ -12,12 +12,6 @@
 /// The backward transform runs the same steps in reverse. Unnormalised, like backend/fft.hpp.
 /// Arrays of several fields are stored `real_stride()` / `complex_stride()` elements apart (multiples of
 /// 16 elements, so every field is aligned as the FFT libraries want).
-/// Truncated (3D, P ranks; the spectral solver with its 2/3 or phase-shift truncation): the kx columns
-/// beyond Grid::kept_columns() hold no kept mode, so the transposes whose c axis is kx (slab: the one
-/// transpose; pencil: the column transpose) move only the kept columns (2/3 of the data under the 2/3
-/// rule). backward() then treats the spectral input as zero in those columns (it never reads them: it
-/// writes the zeros the c2r transforms need into its own buffer), and forward() writes zeros there (the
-/// full transform's values at kept modes are unchanged, bitwise: the same 1D transforms on the same data).
 #include <functional>
 #include <memory>
 #include <optional>
@@ -35,9 +29,7 @@ class SlabFft {
   using C = backend::Complex<T>;
   /// `overlap`: with several fields and ranks, transpose field by field, each transpose in flight while
   /// the next field's transforms run (bitwise the same result as the batched order, overlap = false).
-  /// `truncated`: the caller's backward() inputs are zero in the kx columns beyond the truncation and it
-  /// needs forward()'s outputs only at kept modes (see above); it takes effect in 3D on several ranks.
-  SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap = true, bool truncated = false);
+  SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap = true);
 
   /// Physical fields (`fields` arrays, real_stride() apart) -> spectral fields (complex_stride() apart).
   void forward(const T* phys, C* spec, int fields);
@@ -49,14 +41,9 @@ class SlabFft {
   /// Device memory held (buffers and FFT work areas), bytes.
   std::size_t bytes() const { return tmp_.bytes() + ytmp_.bytes() + work_.bytes(); }
   const Grid& grid() const { return g_; }
-  /// The kx columns of this rank's spectral block that the transposes move: nc_local, or truncated the
-  /// kept ones (0 .. kept_columns() - 1 globally, a prefix of the local block; maybe none).
-  index_t moved_columns() const { return moved_; }
 
  private:
   void reserve_tmp(int fields);
-  /// Truncated: zeros in the kx columns the transposes do not move, for `fields` fields (distributed()).
-  void zero_unmoved(bool fwd, C* spec, int fields);
   field::SlabShape row_shape() const;
   field::SlabShape column_shape() const;
   /// Pencil: the c2c transforms along y of every z-plane of field f of ytmp_.
@@ -80,7 +67,6 @@ class SlabFft {
   index_t ytmp_stride_ = 0, y_plane_ = 0;
   bool pencil_ = false;
   bool overlap_ = true;
-  index_t moved_ = 0;  // local kx columns moved (moved_columns())
   backend::DeviceArray<char> work_;  // shared FFT work area
 };
 

@@ -278,10 +278,7 @@ class SolverImpl final : public Solver {
       : setup_(s),
         ex_(ex),
         grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == "phase_shift")),
-        // Truncated transforms: every backward input is zero at the truncated modes (the inputs and
-        // NextInputs write those zeros, the state is zero there) and forward outputs are read at kept
-        // modes only (the stage update; state_from_velocity masks), under either truncation.
-        fft_(grid_, ex, s.overlap, true),
+        fft_(grid_, ex, s.overlap),
         comps_(s.dims == 2 ? 1 : 3),
         work_fields_(s.dims == 2 ? 4 : 6) {
     lin_.nu = T(s.nu);
@@ -358,9 +355,7 @@ class SolverImpl final : public Solver {
   /// without the band-limited force keeps no x_ (3 fields less memory). What remains is structural: the
   /// product pass must read 6 (4) fields and write 3 (1) at every point, and each stage write the 6 (4)
   /// inputs the backward transforms destroy; going below needs the pointwise work inside the transforms
-  /// (cuFFT callbacks) or transforms that skip the truncated lines (pruned FFTs). On several ranks (3D)
-  /// the transposes already skip them: they move only the kept kx columns (SlabFft's `truncated`, 2/3 of
-  /// the data under the 2/3 rule); the 1D transforms still run over every column.
+  /// (cuFFT callbacks) or transforms that skip the truncated lines (pruned FFTs).
   void step(double dt) override {
     StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
     // The stage value whose nonlinear term (and force) a stage evaluates: u at stage 1, x after.

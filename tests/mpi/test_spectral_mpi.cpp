@@ -17,7 +17,6 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -67,11 +66,10 @@ double code(int f, index_t a, index_t b, index_t c, index_t nb, index_t nc) {
 }
 
 /// `outer` arrays per field; `b_pad` elements of padding after each outer array of the b-slab layout,
-/// `a_pad` after each a-plane of the a-slab layout (field::SlabShape's b_outer_stride and a_pitch);
-/// `c_keep` >= 0: only that prefix of each c-row moves, the rest of the destination stays as it was.
+/// `a_pad` after each a-plane of the a-slab layout (field::SlabShape's b_outer_stride and a_pitch).
 template <class E>
 void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc, int fields,
-                     index_t outer = 1, index_t b_pad = 0, index_t a_pad = 0, index_t c_keep = -1) {
+                     index_t outer = 1, index_t b_pad = 0, index_t a_pad = 0) {
   const parallel::Comm comm = world();
   parallel::MpiSlabExchange ex(comm, parallel::make_transport(mode, comm));
   const int P = comm.size(), r = comm.rank();
@@ -81,8 +79,6 @@ void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc
   s.outer = outer;
   s.b_outer_stride = b_pad ? na * nbl * nc + b_pad : 0;
   s.a_pitch = a_pad ? nb * nc + a_pad : 0;
-  s.c_keep = c_keep;
-  const index_t ck = c_keep < 0 ? nc : c_keep;
   const index_t ap = s.a_plane(), bo = na * nbl * nc + b_pad;
   const index_t in_stride = outer * nal * ap + 3, out_stride = outer * bo + 5;  // padded strides
   // Codes: the outer index counts as one more slow dimension (o * na + a).
@@ -94,8 +90,7 @@ void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc
           for (index_t c = 0; c < nc; ++c)
             h[static_cast<std::size_t>(f * in_stride + (o * nal + a) * ap + b * nc + c)] =
                 element<E>(code(f, o * na + a0 + a, b, c, nb, nc));
-  DeviceArray<E> in, out, back;
-  out.from_host(std::vector<E>(static_cast<std::size_t>(out_stride * fields), element<E>(-2.0)));
+  DeviceArray<E> in, out(static_cast<std::size_t>(out_stride * fields)), back;
   in.from_host(h);
   back.from_host(h);
   ex.a_to_b(s, in.data(), in_stride, out.data(), out_stride, fields);
@@ -107,13 +102,12 @@ void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc
         for (index_t b = 0; b < nbl; ++b)
           for (index_t c = 0; c < nc; ++c)
             wrong += !same(o[static_cast<std::size_t>(f * out_stride + u * bo + (a * nbl + b) * nc + c)],
-                           c < ck ? element<E>(code(f, u * na + a, b0 + b, c, nb, nc)) : element<E>(-2.0));
+                           element<E>(code(f, u * na + a, b0 + b, c, nb, nc)));
   ex.b_to_a(s, out.data(), out_stride, back.data(), in_stride, fields);
   const std::vector<E> k = back.to_host();
   for (std::size_t i = 0; i < h.size(); ++i) wrong += !same(k[i], h[i]);  // padding left as it was
   EXPECT_EQ(comm.sum(wrong), 0) << mode << ": " << outer << " x " << na << "x" << nb << "x" << nc
-                                << " fields " << fields << " pads " << b_pad << ", " << a_pad << " c_keep "
-                                << c_keep;
+                                << " fields " << fields << " pads " << b_pad << ", " << a_pad;
 }
 
 // Every transport this build runs (tests/support/transports.hpp): host-staged MPI, MPI on the buffers
@@ -130,11 +124,6 @@ TEST(SpectralMpi, TransposesPutEveryElementInPlace) {
     check_transpose<Complex<double>>(mode, 7, 5, 1, 2, 3, 4, 0);
     check_transpose<Complex<double>>(mode, 6, 9, 1, 1, 2, 0, 0);
     check_transpose<Complex<double>>(mode, 5, 7, 3, 2, 1, 0, 6);
-    // Only a prefix of each c-row (the distributed FFT's kept kx columns): slab, pencil column, none.
-    check_transpose<Complex<double>>(mode, 7, 9, 5, 3, 1, 0, 0, 3);
-    check_transpose<Complex<double>>(mode, 6, 5, 4, 2, 1, 0, 3, 1);
-    check_transpose<Complex<double>>(mode, 5, 6, 3, 2, 2, 4, 0, 2);
-    check_transpose<Complex<double>>(mode, 4, 6, 3, 1, 1, 0, 0, 0);
   }
 }
 
@@ -239,69 +228,6 @@ void check_overlap_exact(int dims, int grid_rows) {
     for (index_t i = 0; i < g.points(); ++i)
       wrong += hq[f * overlapped.real_stride() + i] != hr[f * overlapped.real_stride() + i];
   EXPECT_EQ(world().sum(wrong), 0) << dims << "D, " << grid_rows << " x " << world().size() / grid_rows;
-}
-
-/// The truncated transform (SlabFft's `truncated`, what the spectral solver runs) against the full one on a
-/// box whose kmax differs per axis (14 x 12 x 9: kmax 4, 3, 2; nc = 8 kx columns, 5 kept by the 2/3 rule,
-/// 7 by the phase-shift sphere): forward bitwise the same at the kept columns and zero beyond; backward of
-/// a spectrum masked beyond the kept columns bitwise the same while the truncated input holds NaN there
-/// (never read). A column count one too small loses kept modes, one too large reads the NaNs. One rank
-/// runs the full transform (nothing to move).
-void check_truncated_fft(int grid_rows, bool spherical) {
-  if (!backend::fft_available()) GTEST_SKIP();
-  const auto exchange = parallel::make_slab_exchange("mpi", world(), grid_rows);
-  const Int3 n{14, 12, 9};
-  const spectral::Grid g = spectral::Grid::make(3, n, {1.0, 2.0, 3.0}, *exchange, spherical);
-  // The kept columns from the mask itself: one more than the largest kx of any kept mode.
-  index_t kept = 0;
-  for (index_t ix = 0; ix <= n[0] / 2; ++ix)
-    for (index_t iy = -n[1] / 2; iy <= n[1] / 2; ++iy)
-      for (index_t iz = -n[2] / 2; iz <= n[2] / 2; ++iz)
-        if (g.kept(ix, iy, iz)) kept = std::max(kept, ix + 1);
-  ASSERT_EQ(g.kept_columns(), kept);
-  ASSERT_EQ(kept, spherical ? 7 : 5);
-  const std::string where = std::to_string(grid_rows) + " x " + std::to_string(world().size() / grid_rows) +
-                            (spherical ? ", sphere" : ", 2/3 rule");
-  for (const bool overlap : {true, false}) {
-    spectral::SlabFft<double> full(g, *exchange, overlap), cut(g, *exchange, overlap, true);
-    const index_t moved = world().size() > 1 ? std::clamp<index_t>(kept - g.c0, 0, g.nc_local) : g.nc_local;
-    EXPECT_EQ(cut.moved_columns(), moved) << where;
-    const int fields = 3;
-    const index_t cs = full.complex_stride(), rs = full.real_stride();
-    std::vector<double> h(static_cast<std::size_t>(rs * fields));
-    for (std::size_t i = 0; i < h.size(); ++i) h[i] = std::sin(0.23 * double(i + 31 * world().rank())) + 0.5;
-    DeviceArray<double> p;
-    p.from_host(h);
-    DeviceArray<Complex<double>> a(static_cast<std::size_t>(cs * fields)), b(a.size());
-    full.forward(p.data(), a.data(), fields);
-    p.from_host(h);
-    cut.forward(p.data(), b.data(), fields);
-    std::vector<Complex<double>> ha = a.to_host(), hb = b.to_host();
-    long wrong = 0;
-    for (int f = 0; f < fields; ++f)
-      for (index_t m = 0; m < g.modes(); ++m) {
-        const auto i = static_cast<std::size_t>(f * cs + m);
-        const bool in = m % g.nc_local < moved;  // one rank: the full transform
-        wrong += in ? !same(hb[i], ha[i]) : (hb[i].re != 0.0 || hb[i].im != 0.0);
-        if (!in) ha[i] = {0.0, 0.0}, hb[i] = {std::nan(""), std::nan("")};  // the masked backward input
-      }
-    a.from_host(ha);
-    b.from_host(hb);
-    DeviceArray<double> q(h.size()), r(h.size());
-    full.backward(a.data(), q.data(), fields);
-    cut.backward(b.data(), r.data(), fields);
-    const auto hq = q.to_host(), hr = r.to_host();
-    for (int f = 0; f < fields; ++f)
-      for (index_t i = 0; i < g.points(); ++i) wrong += !(hq[f * rs + i] == hr[f * rs + i]);
-    EXPECT_EQ(world().sum(wrong), 0) << where << (overlap ? ", overlapped" : ", batched");
-  }
-}
-
-TEST(SpectralMpi, TruncatedFftEqualsTheFullOneAtKeptModes) {
-  for (const bool spherical : {false, true}) {
-    check_truncated_fft(1, spherical);
-    for (int p1 : pencil_rows()) check_truncated_fft(p1, spherical);
-  }
 }
 
 TEST(SpectralMpi, OverlappedTransposesAreExact) {
