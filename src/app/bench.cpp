@@ -161,6 +161,60 @@ void write_json(const BenchOptions& opt, const config::RunSpec& spec, const para
   if (!j.flush()) throw Error(opt.json + ": writing the bench JSON failed");
 }
 
+/// Where a step's time goes: `steps` more calls of `step` with the phase timer on (a fence at every phase
+/// switch, so they run slower than the timed repeats and are reported apart), slowest rank per phase
+/// (backend/profile.hpp: pointwise = the step's kernels, fft, and the exchanges' pack, transfer = the
+/// messages and what waits for them, unpack); with the bytes each rank sends off-rank per step and the
+/// bandwidth that is over its transfer time, and the peer bandwidth through a transport of the run's
+/// parallel.comm (256 MiB to every other rank; 0 on one rank). One writer for both solvers' "breakdown".
+struct Breakdown {
+  std::vector<std::string> items;  ///< "phase": ms/step, ..., "total"
+  double sent = 0.0;               ///< bytes per rank and step sent to other ranks
+  double bandwidth_gbs = 0.0;      ///< sent / transfer time
+  double peer_gbs = 0.0;
+
+  std::string text() const {
+    std::string b;
+    for (const std::string& e : items) b += (b.empty() ? "" : ", ") + e;
+    return b;
+  }
+};
+
+Breakdown profile_steps(long steps, const std::function<void()>& step, const std::string& comm_mode,
+                        const parallel::Comm& comm) {
+  backend::PhaseTimer& timer = backend::phase_timer();
+  timer.enable(true);
+  for (long k = 0; k < steps; ++k) step();
+  timer.settle();
+  timer.enable(false);
+  Breakdown r;
+  double total_ms = 0.0;
+  for (int p = 0; p < backend::PhaseTimer::phases; ++p) {
+    const auto phase = static_cast<backend::PhaseTimer::Phase>(p);
+    const double t = 1e3 * comm.max(timer.seconds(phase)) / double(steps);
+    total_ms += t;
+    r.items.push_back(kv(backend::PhaseTimer::name(phase), t));
+  }
+  r.items.push_back(kv("total", total_ms));
+  r.sent = comm.max(double(timer.sent())) / double(steps);
+  const double transfer_s = comm.max(timer.seconds(backend::PhaseTimer::transfer)) / double(steps);
+  r.bandwidth_gbs = transfer_s > 0 ? r.sent / transfer_s * 1e-9 : 0.0;
+  if (comm.size() > 1) {
+    const auto transport = parallel::make_transport(comm_mode, comm);
+    r.peer_gbs = parallel::exchange_bandwidth(*transport, comm, std::size_t(256) << 20, 20, 5) * 1e-9;
+  }
+  return r;
+}
+
+void log_breakdown(const std::string& name, const char* what, const Breakdown& bd,
+                   const parallel::Comm& comm) {
+  log::info(cat("bench ", name, ": breakdown (profiled run, ms/step, slowest rank): ", bd.text(),
+                comm.size() > 1 ? cat("; ", what, " send ", bd.sent / 1048576.0, " MiB/step per rank at ",
+                                      bd.bandwidth_gbs, " GB/s, peer bandwidth ", bd.peer_gbs, " GB/s (",
+                                      bd.peer_gbs > 0 ? 100.0 * bd.bandwidth_gbs / bd.peer_gbs : 0.0, "%)")
+                                : std::string()));
+}
+
 /// Physical memory of the host, bytes (0 when unknown).
 double host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -217,6 +271,8 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   const long max_edge = local_cells > 0 ? max_grid_edge(memory_bytes, allocated / padded_cells, dims) : 0;
   const double max_cells = std::pow(double(max_edge), dims);
   const char* shape = dims == 3 ? "cubic" : "square";
+  const Breakdown bd = profile_steps(
+      steps, [&] { solver->step(); }, spec.parallel.comm, comm);
   char line[400];
   std::snprintf(
       line, sizeof line,
@@ -230,6 +286,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
                 memory_bytes / (1024.0 * 1024.0 * 1024.0), host_memory ? " GiB of host memory" : " GiB",
                 ") holds a ", shape, " ", c.setup.lattice, " ", spec.numerics.precision, " grid of at most ",
                 max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
+  log_breakdown(spec.name, "halos", bd, comm);
   write_json(
       opt, spec, comm,
       items({{kv_text("lattice", c.setup.lattice), kv_text("collision", c.setup.collision),
@@ -242,7 +299,9 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
               kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
               kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
               kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
-              kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells))}}));
+              kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells)),
+              kv("breakdown", json_object(bd.items)), kv("halo_bytes_per_step", bd.sent),
+              kv("halo_bandwidth_gbs", bd.bandwidth_gbs), kv("peer_bandwidth_gbs", bd.peer_gbs)}}));
   return m.median;
 }
 
@@ -271,32 +330,8 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
   const double ratio = m.median / f.median;
   const int transforms = solver->transforms_per_step();
 
-  // Where the time goes: one more run of `steps` steps with the phase timer on (a fence at every phase
-  // switch, so it runs slower than the timed repeats and is reported apart from them), slowest rank per
-  // phase. The transposes' bandwidth: bytes each rank sends off-rank per step / its transfer time.
-  backend::PhaseTimer& timer = backend::phase_timer();
-  timer.enable(true);
-  for (long k = 0; k < steps; ++k) solver->step(dt);
-  timer.settle();
-  timer.enable(false);
-  std::vector<std::string> breakdown;
-  double profiled_ms = 0.0;
-  for (int p = 0; p < backend::PhaseTimer::phases; ++p) {
-    const auto phase = static_cast<backend::PhaseTimer::Phase>(p);
-    const double t = 1e3 * comm.max(timer.seconds(phase)) / double(steps);
-    profiled_ms += t;
-    breakdown.push_back(kv(backend::PhaseTimer::name(phase), t));
-  }
-  breakdown.push_back(kv("total", profiled_ms));
-  const double sent = comm.max(double(timer.sent())) / double(steps);  // bytes per rank and step
-  const double transfer_s = comm.max(timer.seconds(backend::PhaseTimer::transfer)) / double(steps);
-  const double transpose_gbs = transfer_s > 0 ? sent / transfer_s * 1e-9 : 0.0;
-  // The peer bandwidth through a transport of the run's parallel.comm: 256 MiB to every other rank.
-  double peer_gbs = 0.0;
-  if (comm.size() > 1) {
-    const auto transport = parallel::make_transport(spec.parallel.comm, comm);
-    peer_gbs = parallel::exchange_bandwidth(*transport, comm, std::size_t(256) << 20, 20, 5) * 1e-9;
-  }
+  const Breakdown bd = profile_steps(
+      steps, [&] { solver->step(dt); }, spec.parallel.comm, comm);
   const spectral::Setup& s = c.setup;
   const std::string grid =
       s.dims == 3 ? cat(s.cells[0], "x", s.cells[1], "x", s.cells[2]) : cat(s.cells[0], "x", s.cells[1]);
@@ -306,30 +341,21 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
                 "); FFT floor (", transforms, " transforms per step alone) ", f.median, " ms (min ", f.min,
                 ", max ", f.max, "); step / FFT floor = ", ratio, "; ", points * 1e-3 / m.median,
                 " million points/s"));
-  log::info(cat(
-      "bench ", spec.name, ": breakdown (profiled run, ms/step, slowest rank): ",
-      [&] {
-        std::string b;
-        for (const std::string& e : breakdown) b += (b.empty() ? "" : ", ") + e;
-        return b;
-      }(),
-      comm.size() > 1 ? cat("; transposes send ", sent / 1048576.0, " MiB/step per rank at ", transpose_gbs,
-                            " GB/s, peer bandwidth ", peer_gbs, " GB/s (",
-                            peer_gbs > 0 ? 100.0 * transpose_gbs / peer_gbs : 0.0, "%)")
-                      : std::string()));
-  write_json(opt, spec, comm,
-             items({{kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
-                     kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
-                     kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
-                     kv("points", static_cast<long long>(points)), kv("steps", steps)},
-                    kv_spread("ms_per_step", m),
-                    {kv("transforms_per_step", transforms)},
-                    kv_spread("fft_ms_per_step", f),
-                    {kv("step_over_fft", ratio), kv("million_points_per_s", points * 1e-3 / m.median),
-                     kv("bytes_allocated", solver->bytes_allocated()),
-                     kv("breakdown", json_object(breakdown)), kv("transpose_bytes_per_step", sent),
-                     kv("transpose_bandwidth_gbs", transpose_gbs), kv("peer_bandwidth_gbs", peer_gbs),
-                     kv("transpose_peer_fraction", peer_gbs > 0 ? transpose_gbs / peer_gbs : 0.0)}}));
+  log_breakdown(spec.name, "transposes", bd, comm);
+  write_json(
+      opt, spec, comm,
+      items({{kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
+              kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
+              kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
+              kv("points", static_cast<long long>(points)), kv("steps", steps)},
+             kv_spread("ms_per_step", m),
+             {kv("transforms_per_step", transforms)},
+             kv_spread("fft_ms_per_step", f),
+             {kv("step_over_fft", ratio), kv("million_points_per_s", points * 1e-3 / m.median),
+              kv("bytes_allocated", solver->bytes_allocated()), kv("breakdown", json_object(bd.items)),
+              kv("transpose_bytes_per_step", bd.sent), kv("transpose_bandwidth_gbs", bd.bandwidth_gbs),
+              kv("peer_bandwidth_gbs", bd.peer_gbs),
+              kv("transpose_peer_fraction", bd.peer_gbs > 0 ? bd.bandwidth_gbs / bd.peer_gbs : 0.0)}}));
   return m.median;
 }
 

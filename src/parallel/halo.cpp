@@ -1,6 +1,7 @@
 #include "parallel/halo.hpp"
 
 #include "backend/backend.hpp"
+#include "backend/profile.hpp"
 #include "parallel/transport.hpp"
 
 namespace eddy::parallel {
@@ -12,6 +13,8 @@ class PatternExchanger final : public field::Exchanger {
       : me_(comm.rank()), transport_(std::move(t)) {}
 
   void start(void* data, int elem_bytes, const field::Pattern& p, field::Direction d) override {
+    backend::PhaseTimer& timer = backend::phase_timer();  // eddy bench's breakdown; no-ops when off
+    const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::pack);
     data_ = data, bytes_ = elem_bytes, pattern_ = &p, dir_ = d;
     if (buffers_.size() < p.peers.size()) buffers_.resize(p.peers.size());
     sends_.clear(), recvs_.clear();
@@ -31,13 +34,19 @@ class PatternExchanger final : public field::Exchanger {
       field::gather(data, elem_bytes, out.data(), static_cast<index_t>(out.size()), b.out.data());
       sends_.push_back({peer.rank, b.out.data(), n_out});
       recvs_.push_back({peer.rank, b.in.data(), n_in});
+      timer.add_sent(n_out);
     }
+    timer.to(backend::PhaseTimer::transfer);
     transport_->start(sends_, recvs_);
+    timer.to(caller);
   }
 
   void finish() override {
     if (!pattern_) return;
-    transport_->finish();
+    backend::PhaseTimer& timer = backend::phase_timer();
+    const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::transfer);
+    transport_->finish();  // with the inner cells' update queued before it: what is left of the messages
+    timer.to(backend::PhaseTimer::unpack);
     for (std::size_t k = 0; k < pattern_->peers.size(); ++k) {
       const field::Pattern::Peer& peer = pattern_->peers[k];
       if (peer.rank == me_) continue;
@@ -45,6 +54,7 @@ class PatternExchanger final : public field::Exchanger {
       field::scatter(buffers_[k].in.data(), bytes_, in.data(), static_cast<index_t>(in.size()), data_);
     }
     pattern_ = nullptr;
+    timer.to(caller);
   }
 
   const char* name() const override {  // for the log: `auto` names its choice once made
