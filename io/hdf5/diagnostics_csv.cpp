@@ -1,6 +1,7 @@
 #include "io/hdf5/diagnostics_csv.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -84,7 +85,12 @@ DiagnosticsCsv DiagnosticsCsv::open_append(const std::string& path, std::vector<
           const std::string line = text.substr(pos + 1, end - pos - 1);
           char* stop = nullptr;
           const long step = std::strtol(line.c_str(), &stop, 10);
-          if (stop != line.c_str() && *stop == ',' && step <= keep_up_to_step) kept += line + "\n";
+          if (stop != line.c_str() && *stop == ',' && step <= keep_up_to_step) {
+            kept += line + "\n";
+            std::vector<double> row{double(step)};
+            for (const char* c = stop; *c == ',';) row.push_back(std::strtod(c + 1, const_cast<char**>(&c)));
+            d.earlier_.push_back(std::move(row));
+          }
           pos = end;
         }
       }

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/hdf5/checkpoint.hpp"
+#include "io/hdf5/diagnostics_csv.hpp"
 #include "sim/simulation.hpp"
 
 namespace eddy::app {
@@ -270,14 +271,21 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   simulation.add("health", Schedule{spec.run.check_every, 0.0}, [&](const sim::Clock& clk) { health(clk); });
 
   // The first body's coefficients, sampled 50 times per convective time D/U for the Strouhal number
-  // and the extremes of an unsteady run.
+  // and the extremes of an unsteady run, and written to coefficients.csv as they are taken. A restart
+  // reads back the samples of the run it continues (exactly: the file holds round-trip decimals), so
+  // the end-of-run statistics cover the whole run, as without the restart.
   CoefficientSeries series;
+  std::unique_ptr<io::DiagnosticsCsv> coefficient_csv;
   if (coefficients) {
+    coefficient_csv = out.open_csv("coefficients.csv", {"drag_coefficient", "lift_coefficient"});
+    for (const std::vector<double>& r : coefficient_csv->earlier_rows())
+      if (r.size() == 4) series.t.push_back(r[1]), series.cd.push_back(r[2]), series.cl.push_back(r[3]);
     const long every = std::max(1L, std::lround(geo.reference_length / geo.reference_velocity / u.dt / 50.0));
     simulation.add("coefficients", Schedule{every, 0.0}, [&](const sim::Clock& clk) {
       const Real3 f = body_forces()[0];
       series.t.push_back(clk.time);
       series.cd.push_back(f[0] * coefficient_unit), series.cl.push_back(f[1] * coefficient_unit);
+      coefficient_csv->row(clk.step, clk.time, {series.cd.back(), series.cl.back()});
     });
   }
 

@@ -55,12 +55,16 @@ void RunOutput::resume_at(long step) {
 }
 
 void RunOutput::open_diagnostics(const std::vector<std::string>& columns) {
-  const std::string path = (dir_ / "diagnostics.csv").string();
+  csv_ = open_csv("diagnostics.csv", columns);
+}
+
+std::unique_ptr<io::DiagnosticsCsv> RunOutput::open_csv(const std::string& file,
+                                                        const std::vector<std::string>& columns) const {
+  const std::string path = (dir_ / file).string();
   if (resume_step_ >= 0)
-    csv_ = std::make_unique<io::DiagnosticsCsv>(
+    return std::make_unique<io::DiagnosticsCsv>(
         io::DiagnosticsCsv::open_append(path, columns, comm_, resume_step_));
-  else
-    csv_ = std::make_unique<io::DiagnosticsCsv>(path, columns, comm_);
+  return std::make_unique<io::DiagnosticsCsv>(path, columns, comm_);
 }
 
 void RunOutput::diagnostics(long step, double time, const std::vector<double>& values) {

@@ -62,6 +62,10 @@ class RunOutput {
   void resume_at(long step);
   /// Start diagnostics.csv with these columns (after step,time).
   void open_diagnostics(const std::vector<std::string>& columns);
+  /// Another time series in the run directory (`file`, e.g. coefficients.csv; columns after step,time):
+  /// new, or on a restart continued like diagnostics.csv, its earlier rows in earlier_rows() (rank 0).
+  std::unique_ptr<io::DiagnosticsCsv> open_csv(const std::string& file,
+                                               const std::vector<std::string>& columns) const;
   /// Append a row to diagnostics.csv.
   void diagnostics(long step, double time, const std::vector<double>& values);
 

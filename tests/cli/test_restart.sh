@@ -2,6 +2,7 @@
 # Checkpoint/restart and failure behaviour (issue: checkpoint/restart), every check against an
 # uninterrupted run with h5diff and no tolerance:
 #   1. N steps straight == N/2 steps + --restart auto (1 rank), and == N/2 on 2 ranks + restart on 4;
+#      the same for a cylinder in an inflow, with its coefficient samples and end-of-run statistics;
 #   2. ten kill -9 at random moments, each followed by --restart auto, then the run to its end;
 #   3. SIGTERM to mpirun -n 2: exit 75 within seconds, a checkpoint, and a restart that finishes;
 #   4. a checkpoint with one flipped byte: skipped by --restart auto, refused by --restart PATH;
@@ -52,6 +53,24 @@ same straight16 split16_24 $N "fp16: N/2 on 2 ranks + restart on 4 ranks"
 "$eddy" run "$cfg" "${base[@]}" --set run.steps=$N --out split16 --restart auto >mm16.log 2>&1
 code=$?
 [ $code = 2 ] && grep -q "precision" mm16.log && ok || { bad "fp16 checkpoint into an fp64 run gave $code"; cat mm16.log; }
+
+# 1c. a body in an inflow (cylinder, DFG 2D-1 at D = 10 cells, inflow ramp): fields, the coefficient
+#     samples (coefficients.csv) and the end-of-run statistics (bodies.txt: mean, max, min over the second
+#     half of the whole run) the same after N/2 on 2 ranks + restart on 3 as straight
+cyl=(--set "domain.cells=[220,41]" --set run.end_time=0 --set run.steady.tolerance=0 --set output.fields.every=0
+     --set output.diagnostics.every=100 --quiet)
+"$eddy" run "$src/configs/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=$N --out cyl_straight ||
+  bad "straight cylinder run failed"
+mpirun -n 2 "$eddy" run "$src/configs/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=601 \
+  --set output.checkpoint.every=601 --out cyl_split
+mpirun -n 3 "$eddy" run "$src/configs/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=$N --out cyl_split --restart auto
+s=$(printf %08d $N)
+for d in velocity density; do
+  h5diff "cyl_straight/fields/cylinder2d_re20_$s.h5" "cyl_split/fields/cylinder2d_re20_$s.h5" $d >/dev/null && ok ||
+    bad "cylinder: $d differs after the restart"
+done
+cmp -s cyl_straight/coefficients.csv cyl_split/coefficients.csv && ok || bad "cylinder: coefficients.csv differs after the restart"
+cmp -s cyl_straight/bodies.txt cyl_split/bodies.txt && ok || { bad "cylinder: bodies.txt differs after the restart"; diff cyl_straight/bodies.txt cyl_split/bodies.txt; }
 
 # 2. kill -9 at random moments
 k=(--set run.steps=$N --set output.checkpoint.every=37 --set output.checkpoint.keep=2 --out killed)
