@@ -85,12 +85,7 @@ DiagnosticsCsv DiagnosticsCsv::open_append(const std::string& path, std::vector<
           const std::string line = text.substr(pos + 1, end - pos - 1);
           char* stop = nullptr;
           const long step = std::strtol(line.c_str(), &stop, 10);
-          if (stop != line.c_str() && *stop == ',' && step <= keep_up_to_step) {
-            kept += line + "\n";
-            std::vector<double> row{double(step)};
-            for (const char* c = stop; *c == ',';) row.push_back(std::strtod(c + 1, const_cast<char**>(&c)));
-            d.earlier_.push_back(std::move(row));
-          }
+          if (stop != line.c_str() && *stop == ',' && step <= keep_up_to_step) kept += line + "\n";
           pos = end;
         }
       }
@@ -99,6 +94,20 @@ DiagnosticsCsv DiagnosticsCsv::open_append(const std::string& path, std::vector<
   throw_if_any_failed(comm, why.empty(), "cannot continue diagnostics file '" + path + "': " + why,
                       /*input_error=*/true);
   d.open(kept);
+  // The kept rows as numbers, on every rank (the same everywhere: derived diagnostics stay collective).
+  const std::string rows = comm.broadcast(kept);
+  for (std::size_t pos = rows.find('\n'); pos != std::string::npos && pos + 1 < rows.size();) {
+    const std::size_t end = rows.find('\n', pos + 1);
+    std::vector<double> row;
+    const char* c = rows.c_str() + pos;  // at the newline before the row
+    do {
+      char* next = nullptr;
+      row.push_back(std::strtod(c + 1, &next));
+      c = next;
+    } while (*c == ',');
+    if (row.size() == d.columns_.size() + 2) d.earlier_.push_back(std::move(row));
+    pos = end;
+  }
   return d;
 }
 

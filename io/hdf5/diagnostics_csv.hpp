@@ -34,7 +34,7 @@ class DiagnosticsCsv {
   void row(long step, double time, const std::vector<double>& values);
 
   /// After open_append: the rows kept from the earlier run, each {step, time, values...} as written
-  /// (the numbers read back exactly); on rank 0 only, empty elsewhere and for a new file.
+  /// (the numbers read back exactly), on every rank; empty for a new file.
   const std::vector<std::vector<double>>& earlier_rows() const { return earlier_; }
 
   const std::string& path() const { return path_; }
@@ -52,7 +52,7 @@ class DiagnosticsCsv {
   std::string path_;
   std::vector<std::string> columns_;
   parallel::Comm comm_;
-  std::vector<std::vector<double>> earlier_;  // open_append's kept rows, rank 0 only
+  std::vector<std::vector<double>> earlier_;  // open_append's kept rows
   std::unique_ptr<std::FILE, Close> file_;    // rank 0 only
 };
 

@@ -66,6 +66,10 @@ class RunOutput {
   /// new, or on a restart continued like diagnostics.csv, its earlier rows in earlier_rows() (rank 0).
   std::unique_ptr<io::DiagnosticsCsv> open_csv(const std::string& file,
                                                const std::vector<std::string>& columns) const;
+  /// On a restart, the rows of diagnostics.csv the earlier run wrote up to the restart step, each
+  /// {step, time, values...} (every rank; empty on a fresh start): to continue what the
+  /// diagnostics derive from earlier rows (differences in time, validation series).
+  const std::vector<std::vector<double>>& earlier_diagnostics() const;
   /// Append a row to diagnostics.csv.
   void diagnostics(long step, double time, const std::vector<double>& values);
 

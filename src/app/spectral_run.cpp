@@ -287,6 +287,12 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   std::vector<double> last_row;
   double last_wall = 0.0, last_e = 0.0, last_t = 0.0;
   long last_step = -1;
+  // A restart continues from the earlier run's rows (kinetic_energy, enstrophy, dissipation first):
+  // minus_dEdt of the first new row and the validation series cover the whole run.
+  for (const std::vector<double>& r : out.earlier_diagnostics()) {
+    series_t.push_back(r[1]), series_eps.push_back(r[4]), series_e.push_back(r[2]);
+    last_step = static_cast<long>(r[0]), last_e = r[2], last_t = r[1];
+  }
   auto diagnostics = [&](const sim::Clock& clk) {
     const spectral::Stats st = health(clk);
     const double cfl = st.cfl(dt, c.dx);
