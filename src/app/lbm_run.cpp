@@ -316,14 +316,18 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     log::info("checkpoint " + path);
   };
 
-  // Steady state: relative change of the velocity field per convective time L/U.
+  // Steady state: relative change of the velocity field per convective time L/U, over the steps since
+  // the last check (a whole check interval, except for the first check after a restart between two).
+  long steady_from = start_step;
   if (spec.run.steady.tolerance > 0) {
     solver->velocity_change();
     const long every = spec.run.steady.check_every;
-    const double conv_time = every * u.dt * spec.physics.velocity / c.length_ref;
-    simulation.set_steady_check(every, [&, conv_time](const sim::Clock& clk) {
+    const double conv_per_step = u.dt * spec.physics.velocity / c.length_ref;
+    simulation.set_steady_check(every, [&, conv_per_step](const sim::Clock& clk) {
       const std::array<double, 2> s = solver->velocity_change();
       const double diff = comm.sum(s[0]), norm = comm.sum(s[1]);
+      const double conv_time = double(std::max(1L, clk.step - steady_from)) * conv_per_step;
+      steady_from = clk.step;
       const double r = (norm > 0 ? std::sqrt(diff / norm) : 1.0) / conv_time;
       log::info(cat("step ", clk.step, ": residual (relative velocity change per L/U) ", r));
       return r < spec.run.steady.tolerance;
