@@ -45,10 +45,10 @@ struct BoundaryLink {
   int kind = body_link;
   unsigned faces = 0;      ///< wrapped_faces() of x (stream_collide_k.hpp), found once on the host
   unsigned aux_faces = 0;  ///< wrapped_faces() of aux
-  int body = -1;      ///< index of the body (body links)
-  double q = 0.5;     ///< body: wall position as a fraction of the link from x
-  double u[3] = {};   ///< velocity_inlet: lattice velocity of the wall at full ramp
-  double drho = 0.0;  ///< pressure_outlet: rho_w - 1
+  int body = -1;           ///< index of the body (body links)
+  double q = 0.5;          ///< body: wall position as a fraction of the link from x
+  double u[3] = {};        ///< velocity_inlet: lattice velocity of the wall at full ramp
+  double drho = 0.0;       ///< pressure_outlet: rho_w - 1
 };
 
 /// Fixed-point unit of the per-link momentum exchange.

@@ -3,8 +3,6 @@
 /// the translation units that instantiate it, one per lattice and precision (CMakeLists.txt generates
 /// them: lbm_solver_<lattice>_<precision>.cpp), so that the backend compiler builds the ~1/9 of the
 /// kernels each holds in parallel; lbm/lbm_solver.cpp picks the instance at run time.
-#include "lbm/lbm_solver.hpp"
-
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -16,6 +14,7 @@
 #include "lbm/collide_k.hpp"
 #include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
+#include "lbm/lbm_solver.hpp"
 #include "lbm/stream_collide_k.hpp"
 
 namespace eddy::lbm {
