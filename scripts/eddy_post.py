@@ -7,6 +7,7 @@
     /usr/bin/python3 scripts/eddy_post.py slice    FILE.h5 [--field velocity] [--component x|y|z|magnitude]
                                                   [--axis x|y|z] [--index K]
     /usr/bin/python3 scripts/eddy_post.py summary  OUTDIR... [--keys physics.reynolds,...] [--csv FILE]
+    /usr/bin/python3 scripts/eddy_post.py forces   OUTDIR [--cd 5.58] [--cl 0.0106] [--length D --velocity U]
     /usr/bin/python3 scripts/eddy_post.py bench    DIR_OR_JSON... [--out plot.png] [--markdown FILE]
 
 Results go to <run dir>/post/ unless -o/--output STEM is given; every written path is printed as
@@ -70,6 +71,15 @@ def parser():
     m.add_argument("--skip-missing", action="store_true",
                    help="list a directory without output as 'no output' instead of failing")
     m.set_defaults(module="summary")
+
+    fo = sub.add_parser("forces", help="drag and lift coefficients against time, their statistics and St")
+    fo.add_argument("outdir", help="output directory of a run with bodies (coefficients.csv)")
+    fo.add_argument("--cd", type=float, help="reference drag coefficient to draw")
+    fo.add_argument("--cl", type=float, help="reference lift coefficient to draw")
+    fo.add_argument("--length", type=float, help="D for St (default geometry.reference_length)")
+    fo.add_argument("--velocity", type=float, help="U for St (default geometry.reference_velocity)")
+    fo.add_argument("-o", "--output", help="output stem (default OUTDIR/post/forces)")
+    fo.set_defaults(module="forces")
 
     b = sub.add_parser("bench", help="table (markdown) and bar plot of eddy bench JSON results, "
                        "several folders side by side")

@@ -191,6 +191,29 @@ def test_tgv_repeated_steps_keep_the_last_row(tmp_path):
     assert eps[1] == pytest.approx(-(0.85 - 1.0) / 0.2)
 
 
+# ------------------------------------------------------------------------------------------ forces
+def test_forces_from_an_eddy_cylinder_run(eddy, tmp_path):
+    """A short 2D-1 cylinder run: coefficients.csv plotted, bodies.txt's statistics quoted, not recomputed."""
+    out = run_eddy(eddy, tmp_path / "cyl", "cylinder2d_re20.yaml", "domain.cells=[220,41]", "run.end_time=0",
+                   "run.steps=300", "run.steady.tolerance=0", "output.fields.every=0", "output.fields.at_end=false")
+    r = post("forces", out, "--cd", "5.5795", "--cl", "0.010619")
+    samples = rows(out / "coefficients.csv")
+    assert f"coefficients.csv, {len(samples)} samples" in r.stdout and len(samples) > 10
+    assert "bodies.txt, second half: mean drag coefficient" in r.stdout
+    assert_png(out / "post" / "forces.png")
+
+
+def test_forces_repeated_steps_keep_the_last_row_and_missing_samples_are_an_error(tmp_path):
+    sys.path.insert(0, str(REPO / "scripts"))
+    from post.forces import coefficient_samples
+    (tmp_path / "coefficients.csv").write_text(
+        "step,time,drag_coefficient,lift_coefficient\n0,0,0,0\n8,0.1,1,0.1\n16,0.2,2,0.2\n8,0.1,1.5,0.15\n"
+        "16,0.2,2.5,0.25\n24,0.3,3,0.3\n")
+    t, cd, cl, source = coefficient_samples(tmp_path)
+    assert source == "coefficients.csv" and list(t) == [0.0, 0.1, 0.2, 0.3] and list(cd) == [0, 1.5, 2.5, 3]
+    assert "no coefficients.csv" in post("forces", tmp_path / "nothing", expect=2).stderr
+
+
 # ------------------------------------------------------------------------------------------ slice
 def test_slice_2d(cavity_run):
     last = field_files(cavity_run)[-1]
