@@ -37,6 +37,10 @@ struct PaddedGrid {
   EDDY_HD EDDY_INLINE index_t n_interior() const { return nx * ny * nz; }
   /// Padded index of a cell given in padded coordinates (0 <= x < nx + 2g, ...).
   EDDY_HD EDDY_INLINE index_t padded(index_t x, index_t y, index_t z) const { return x + sx * y + sy * z; }
+  /// Padded coordinates of padded cell n: the inverse of padded().
+  EDDY_HD EDDY_INLINE void coordinates(index_t n, index_t (&p)[3]) const {
+    p[0] = n % sx, p[1] = (n / sx) % (ny + 2 * g), p[2] = n / sy;
+  }
   /// Padded index of interior cell (x, y, z), 0 <= x < nx.
   EDDY_HD EDDY_INLINE index_t at(index_t x, index_t y, index_t z) const {
     return padded(x + g, y + g, z + gz);
@@ -64,6 +68,10 @@ struct SubBox {
     return {g, g.nx - 2 * w, g.ny - 2 * w, g.nz - 2 * wz, w, w, wz};
   }
   EDDY_HD EDDY_INLINE index_t size() const { return nx * ny * nz; }
+  /// Whether interior cell (x, y, z) lies in the box.
+  bool contains(index_t x, index_t y, index_t z) const {
+    return x >= ox && x < ox + nx && y >= oy && y < oy + ny && z >= oz && z < oz + nz;
+  }
   /// Padded index of the t-th cell of the box. 32-bit division where it suffices: 64-bit integer
   /// division is a long instruction sequence on GPUs and this runs once per cell and step.
   EDDY_HD EDDY_INLINE index_t padded(index_t t) const {

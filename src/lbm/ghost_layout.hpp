@@ -58,9 +58,10 @@ class GhostLayout {
   /// Flag of every padded cell of this rank's block.
   std::vector<std::uint8_t> flags() const {
     std::vector<std::uint8_t> h(static_cast<std::size_t>(grid_.n_padded), fluid);
-    const index_t px = grid_.sx, py = grid_.sy / grid_.sx;
+
     backend::host_parallel_for(grid_.n_padded, [&](index_t n) {
-      const index_t p[3] = {n % px, (n / px) % py, n / grid_.sy};
+      index_t p[3];
+      grid_.coordinates(n, p);
       index_t img[3];
       std::uint8_t flag;
       classify(s_.offset, s_.cells, p, flag, img);

@@ -450,7 +450,7 @@ class SolverImpl final : public Solver {
       for (index_t y = 0; y < grid_.ny; ++y)
         for (index_t x = 0; x < grid_.nx; ++x) {
           const index_t n = grid_.at(x, y, z);
-          const bool edge = !contains(inner, x, y, z);
+          const bool edge = !inner.contains(x, y, z);
           if (edge && overlap_) shell.push_back(n);
           const std::uint8_t f = flags[static_cast<std::size_t>(n)];
           if ((f & kind_mask) == fluid && (f & special))
@@ -473,10 +473,6 @@ class SolverImpl final : public Solver {
     shell_.special_size = static_cast<index_t>(specials[1].size());
   }
 
-  static bool contains(const field::SubBox& b, index_t x, index_t y, index_t z) {
-    return x >= b.ox && x < b.ox + b.nx && y >= b.oy && y < b.oy + b.ny && z >= b.oz && z < b.oz + b.nz;
-  }
-
   /// The inner box of the overlapped step: the interior less the one-cell layer at each face whose ghosts
   /// the exchange fills. A face the block wraps, a wall or an open boundary has no such ghosts, and
   /// leaving it out keeps the inner box's rows whole and aligned (a block split along z only updates
@@ -485,19 +481,22 @@ class SolverImpl final : public Solver {
   /// with the layer at every face left out, which is the fallback should one not.
   field::SubBox inner_box() const {
     const PaddedGrid& g = grid_;
-    const index_t ext[3] = {g.nx, g.ny, g.nz}, lo[3] = {g.g, g.g, g.gz};
-    std::vector<std::array<index_t, 3>> touched;  // interior coordinates: -1 or ext[d] beyond a face
+    const index_t lo[3] = {g.g, g.g, g.gz}, ext[3] = {g.nx, g.ny, g.nz};
+    std::vector<std::vector<index_t>> lists;  // the pattern's entries (padded cell and slot)
+    for (const auto& p : pattern_.peers) lists.push_back(p.send.to_host()), lists.push_back(p.recv.to_host());
+    // Interior coordinates of an entry: -1 or ext[d] beyond a face.
+    auto cell = [&](index_t e, index_t(&c)[3]) {
+      g.coordinates(e % g.n_padded, c);
+      for (int d = 0; d < 3; ++d) c[d] -= lo[d];
+    };
     unsigned faces = 0;
-    for (const auto& p : pattern_.peers)
-      for (const DeviceArray<index_t>* list : {&p.send, &p.recv})
-        for (const index_t e : list->to_host()) {
-          const index_t n = e % g.n_padded;
-          const std::array<index_t, 3> c{n % g.sx - lo[0], (n / g.sx) % (g.sy / g.sx) - lo[1],
-                                         n / g.sy - lo[2]};
-          for (std::size_t d = 0; d < static_cast<std::size_t>(g.dims); ++d)
-            faces |= c[d] < 0 ? 1u << (2 * d) : (c[d] >= ext[d] ? 1u << (2 * d + 1) : 0u);
-          touched.push_back(c);
-        }
+    index_t c[3];
+    for (const auto& list : lists)
+      for (const index_t e : list) {
+        cell(e, c);
+        for (int d = 0; d < g.dims; ++d)
+          faces |= c[d] < 0 ? 1u << (2 * d) : (c[d] >= ext[d] ? 2u << (2 * d) : 0u);
+      }
     field::SubBox b = field::SubBox::interior(g);
     index_t* size[3] = {&b.nx, &b.ny, &b.nz};
     index_t* origin[3] = {&b.ox, &b.oy, &b.oz};
@@ -505,8 +504,11 @@ class SolverImpl final : public Solver {
       const index_t low = (faces >> (2 * d)) & 1u, high = (faces >> (2 * d + 1)) & 1u;
       *origin[d] += low, *size[d] -= low + high;
     }
-    for (const auto& c : touched)
-      if (contains(b, c[0], c[1], c[2])) return field::SubBox::inner(g, 1);
+    for (const auto& list : lists)
+      for (const index_t e : list) {
+        cell(e, c);
+        if (b.contains(c[0], c[1], c[2])) return field::SubBox::inner(g, 1);
+      }
     return b;
   }
 
@@ -560,9 +562,10 @@ class SolverImpl final : public Solver {
   std::vector<int> mark_bodies(const GhostLayout<L>& layout, std::vector<std::uint8_t>& h) const {
     std::vector<int> body(static_cast<std::size_t>(grid_.n_padded), -1);
     if (setup_.bodies.empty()) return body;
-    const index_t px = grid_.sx, py = grid_.sy / grid_.sx;
+
     backend::host_parallel_for(grid_.n_padded, [&](index_t n) {
-      const index_t p[3] = {n % px, (n / px) % py, n / grid_.sy};
+      index_t p[3];
+      grid_.coordinates(n, p);
       index_t img[3];
       std::uint8_t flag;
       if (layout.classify(setup_.offset, setup_.cells, p, flag, img) == GhostLayout<L>::Kind::solid) return;

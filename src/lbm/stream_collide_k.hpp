@@ -50,7 +50,8 @@ struct StreamCollideArgs {
 /// Divisions: for setting up and for diagnostics, not for the update (the special list carries them).
 EDDY_HD EDDY_INLINE unsigned wrapped_faces(const field::PaddedGrid& g, unsigned axes, index_t n) {
   if (axes == 0) return 0;  // nothing wraps: no divisions
-  const index_t p[3] = {n % g.sx, (n / g.sx) % (g.ny + 2 * g.g), n / g.sy};
+  index_t p[3];
+  g.coordinates(n, p);
   const index_t lo[3] = {g.g, g.g, g.gz}, ext[3] = {g.nx, g.ny, g.nz};
   unsigned faces = 0;
   for (int d = 0; d < 3; ++d)
