@@ -111,6 +111,12 @@ DiagnosticsCsv DiagnosticsCsv::open_append(const std::string& path, std::vector<
   return d;
 }
 
+std::size_t DiagnosticsCsv::position(const std::string& name) const {
+  for (std::size_t i = 0; i < columns_.size(); ++i)
+    if (columns_[i] == name) return i + 2;
+  throw Error("diagnostics file '" + path_ + "' has no column '" + name + "'");
+}
+
 void DiagnosticsCsv::row(long step, double time, const std::vector<double>& values) {
   if (values.size() != columns_.size())
     throw Error("diagnostics row for '" + path_ + "' has " + std::to_string(values.size()) + " values for " +

@@ -36,6 +36,8 @@ class DiagnosticsCsv {
   /// After open_append: the rows kept from the earlier run, each {step, time, values...} as written
   /// (the numbers read back exactly), on every rank; empty for a new file.
   const std::vector<std::vector<double>>& earlier_rows() const { return earlier_; }
+  /// Where column `name` sits in a row of earlier_rows() (step is 0, time 1); eddy::Error if none.
+  std::size_t position(const std::string& name) const;
 
   const std::string& path() const { return path_; }
   const std::vector<std::string>& columns() const { return columns_; }

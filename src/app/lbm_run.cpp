@@ -232,10 +232,11 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   double last_wall = 0.0, last_e = 0.0, last_t = 0.0;
   long last_step = -1;
   std::vector<double> series_t, series_eps, series_e;  // -dE/dt at the interval midpoints (TGV check)
-  // A restart continues from the earlier run's rows (kinetic_energy is the first column): minus_dEdt of
-  // the first new row and the validation series cover the whole run.
-  for (const std::vector<double>& r : out.earlier_diagnostics()) {
-    const double t = r[1], ke = r[2];
+  // A restart continues from the earlier run's rows: minus_dEdt of the first new row and the validation
+  // series cover the whole run.
+  const std::size_t ke_at = out.diagnostics_csv().position("kinetic_energy");
+  for (const std::vector<double>& r : out.diagnostics_csv().earlier_rows()) {
+    const double t = r[1], ke = r[ke_at];
     if (last_step >= 0 && t > last_t)
       series_t.push_back(0.5 * (t + last_t)), series_eps.push_back((last_e - ke) / (t - last_t)),
           series_e.push_back(0.5 * (ke + last_e));
@@ -287,8 +288,10 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   std::unique_ptr<io::DiagnosticsCsv> coefficient_csv;
   if (coefficients) {
     coefficient_csv = out.open_csv("coefficients.csv", {"drag_coefficient", "lift_coefficient"});
+    const std::size_t cd_at = coefficient_csv->position("drag_coefficient"),
+                      cl_at = coefficient_csv->position("lift_coefficient");
     for (const std::vector<double>& r : coefficient_csv->earlier_rows())
-      series.t.push_back(r[1]), series.cd.push_back(r[2]), series.cl.push_back(r[3]);
+      series.t.push_back(r[1]), series.cd.push_back(r[cd_at]), series.cl.push_back(r[cl_at]);
     const long every = std::max(1L, std::lround(geo.reference_length / geo.reference_velocity / u.dt / 50.0));
     simulation.add("coefficients", Schedule{every, 0.0}, [&](const sim::Clock& clk) {
       const Real3 f = body_forces()[0];

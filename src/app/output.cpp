@@ -67,11 +67,6 @@ std::unique_ptr<io::DiagnosticsCsv> RunOutput::open_csv(const std::string& file,
   return std::make_unique<io::DiagnosticsCsv>(path, columns, comm_);
 }
 
-const std::vector<std::vector<double>>& RunOutput::earlier_diagnostics() const {
-  static const std::vector<std::vector<double>> none;
-  return csv_ ? csv_->earlier_rows() : none;
-}
-
 void RunOutput::diagnostics(long step, double time, const std::vector<double>& values) {
   if (csv_) csv_->row(step, time, values);
 }

@@ -63,13 +63,12 @@ class RunOutput {
   /// Start diagnostics.csv with these columns (after step,time).
   void open_diagnostics(const std::vector<std::string>& columns);
   /// Another time series in the run directory (`file`, e.g. coefficients.csv; columns after step,time):
-  /// new, or on a restart continued like diagnostics.csv, its earlier rows in earlier_rows() (rank 0).
+  /// new, or on a restart continued like diagnostics.csv, its earlier rows in earlier_rows().
   std::unique_ptr<io::DiagnosticsCsv> open_csv(const std::string& file,
                                                const std::vector<std::string>& columns) const;
-  /// On a restart, the rows of diagnostics.csv the earlier run wrote up to the restart step, each
-  /// {step, time, values...} (every rank; empty on a fresh start): to continue what the
+  /// diagnostics.csv (after open_diagnostics): on a restart its earlier_rows() continue what the
   /// diagnostics derive from earlier rows (differences in time, validation series).
-  const std::vector<std::vector<double>>& earlier_diagnostics() const;
+  const io::DiagnosticsCsv& diagnostics_csv() const { return *csv_; }
   /// Append a row to diagnostics.csv.
   void diagnostics(long step, double time, const std::vector<double>& values);
 

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/hdf5/checkpoint.hpp"
+#include "io/hdf5/diagnostics_csv.hpp"
 #include "parallel/decomposition.hpp"
 #include "parallel/transpose.hpp"
 #include "sim/simulation.hpp"
@@ -129,7 +130,7 @@ void initialize(spectral::Solver& solver, const config::RunSpec& spec, const Spe
     solver.set_taylor_green(tg);
     return;
   }
-  solver.set_velocity(std::vector<double>(static_cast<std::size_t>(g.points() * g.dims), 0.0));
+  solver.set_rest();
 }
 
 /// The time step: numerics.dt, or numerics.cfl over the initial velocity (then, with an end time, shortened
@@ -287,11 +288,13 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   std::vector<double> last_row;
   double last_wall = 0.0, last_e = 0.0, last_t = 0.0;
   long last_step = -1;
-  // A restart continues from the earlier run's rows (kinetic_energy, enstrophy, dissipation first):
-  // minus_dEdt of the first new row and the validation series cover the whole run.
-  for (const std::vector<double>& r : out.earlier_diagnostics()) {
-    series_t.push_back(r[1]), series_eps.push_back(r[4]), series_e.push_back(r[2]);
-    last_step = static_cast<long>(r[0]), last_e = r[2], last_t = r[1];
+  // A restart continues from the earlier run's rows: minus_dEdt of the first new row and the validation
+  // series cover the whole run.
+  const io::DiagnosticsCsv& csv = out.diagnostics_csv();
+  const std::size_t ke_at = csv.position("kinetic_energy"), eps_at = csv.position("dissipation");
+  for (const std::vector<double>& r : csv.earlier_rows()) {
+    series_t.push_back(r[1]), series_eps.push_back(r[eps_at]), series_e.push_back(r[ke_at]);
+    last_step = static_cast<long>(r[0]), last_e = r[ke_at], last_t = r[1];
   }
   auto diagnostics = [&](const sim::Clock& clk) {
     const spectral::Stats st = health(clk);

@@ -322,6 +322,12 @@ class SolverImpl final : public Solver {
     state_from_physical_velocity();
   }
 
+  void set_rest() override {
+    ready_ = false;
+    backend::fill_zero(u_.data(), u_.bytes());
+    steps_ = 0;
+  }
+
   void set_random_spectrum(const RandomSpectrum& r) override {
     ready_ = false;
     launch_random_spectrum(grid_, r, u_.data(), cs_);

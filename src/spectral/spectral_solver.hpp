@@ -84,6 +84,8 @@ class Solver {
   /// nothing above core/ and backend/macros.hpp. Another analytic field would be one more such method
   /// over the same launch (spectral_solver.cpp: launch_sample_velocity takes any EDDY_HD velocity(x)).
   virtual void set_taylor_green(const cases::TaylorGreen& tg) = 0;
+  /// Set the state to rest (zero velocity). Resets the step count.
+  virtual void set_rest() = 0;
   /// Set the state to a random field with the spectrum `r` (same on every decomposition).
   virtual void set_random_spectrum(const RandomSpectrum& r) = 0;
   /// Advance one time step of dt seconds.
