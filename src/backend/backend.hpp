@@ -123,6 +123,16 @@ class DeviceArray {
 
 namespace eddy::backend {
 
+/// How parallel_for_box spreads a box over GPU threads (the CPU backend ignores it). Both give each cell
+/// one call of f; they differ in what the compiler makes of the kernel (registers, how many loads it
+/// keeps in flight), which only a measurement decides: the LBM's D3Q19 update on an H200
+/// (cases/benchmarks/results/2026-11-30d-h200) runs 1.6 % faster per_cell with 32-bit populations and
+/// 18 % faster grid_stride with 16-bit ones.
+enum class BoxLaunch {
+  per_cell,     ///< one thread per cell
+  grid_stride,  ///< a capped grid, each thread looping over cells a grid apart
+};
+
 /// Reduction operators for parallel_reduce.
 struct Sum {
   template <class T>

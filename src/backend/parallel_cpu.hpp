@@ -16,6 +16,17 @@ void parallel_for(const char* /*label*/, index_t n, F f) {
   for (index_t i = 0; i < n; ++i) f(i);
 }
 
+/// Run f(x, y, z) for every cell of an nx x ny x nz box, x fastest (rows split over the threads; the
+/// launch shape is a GPU matter).
+template <BoxLaunch = BoxLaunch::per_cell, class F>
+void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz, F f) {
+#pragma omp parallel for collapse(2) schedule(static)
+  for (index_t z = 0; z < nz; ++z)
+    for (index_t y = 0; y < ny; ++y)
+#pragma omp simd
+      for (index_t x = 0; x < nx; ++x) f(x, y, z);
+}
+
 /// Reduce f(i) for i in [0, n) with op (associative), starting from identity.
 template <class T, class F, class Op>
 T parallel_reduce(const char* /*label*/, index_t n, T identity, F f, Op op) {

@@ -11,7 +11,12 @@
 #define EDDY_GPU_CHECK_LAST() ::eddy::backend::detail::check_last(hipGetLastError(), __FILE__, __LINE__)
 #endif
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
+
+#include "backend/fast_div.hpp"
+#include "core/error.hpp"
 
 namespace eddy::backend {
 namespace detail {
@@ -32,6 +37,26 @@ template <class F>
 __global__ void __launch_bounds__(block_size) for_kernel(index_t n, F f) {
   const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
   for (index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) f(i);
+}
+
+/// f(x, y0 + y, z0 + z) over an nx x ny x nz box (under 2^31 cells) from the flat index t = x + nx (y +
+/// ny z): consecutive threads are consecutive x (rows whole and in order, as in a flat array), decoded
+/// with two multiply-shift divisions. Stride: a grid-stride loop over a capped grid, else one thread per
+/// cell (backend.hpp: BoxLaunch).
+template <bool Stride, class F>
+__global__ void __launch_bounds__(block_size)
+    box_kernel(std::uint32_t n, FastDiv by_x, FastDiv by_y, index_t y0, index_t z0, F f) {
+  auto cell = [&](std::uint32_t t) {
+    const std::uint32_t yz = by_x.div(t), z = by_y.div(yz);
+    f(index_t(t - yz * by_x.d), y0 + index_t(yz - z * by_y.d), z0 + index_t(z));
+  };
+  const std::uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
+  if constexpr (Stride) {
+    const std::uint32_t stride = gridDim.x * blockDim.x;  // t + stride < 2^32: n < 2^31, stride < 2^25
+    for (std::uint32_t t = first; t < n; t += stride) cell(t);
+  } else if (first < n) {
+    cell(first);
+  }
 }
 
 template <class T, class F, class Op>
@@ -58,6 +83,34 @@ void parallel_for(const char* /*label*/, index_t n, F f) {
   if (n <= 0) return;
   detail::for_kernel<<<detail::grid_for(n), detail::block_size>>>(n, f);
   EDDY_GPU_CHECK_LAST();
+}
+
+/// Run f(x, y, z) for every cell of an nx x ny x nz box on the device, x fastest: consecutive threads on
+/// consecutive x, no integer division. Boxes of 2^31 cells or more run as several launches of whole
+/// planes (of whole rows where one plane is that large).
+template <BoxLaunch launch = BoxLaunch::per_cell, class F>
+void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz, F f) {
+  if (nx <= 0 || ny <= 0 || nz <= 0) return;
+  constexpr index_t limit = index_t(1) << 31;
+  if (nx >= limit) throw Error("parallel_for_box: a row of 2^31 cells or more");
+  constexpr bool stride = launch == BoxLaunch::grid_stride;
+  auto run = [&](index_t cy, index_t cz, index_t y0, index_t z0) {
+    const index_t n = nx * cy * cz;
+    const int blocks =
+        stride ? detail::grid_for(n) : static_cast<int>((n + detail::block_size - 1) / detail::block_size);
+    detail::box_kernel<stride><<<blocks, detail::block_size>>>(
+        static_cast<std::uint32_t>(n), FastDiv(static_cast<std::uint32_t>(nx)),
+        FastDiv(static_cast<std::uint32_t>(cy)), y0, z0, f);
+    EDDY_GPU_CHECK_LAST();
+  };
+  if (nx * ny < limit) {
+    const index_t planes = (limit - 1) / (nx * ny);
+    for (index_t z0 = 0; z0 < nz; z0 += planes) run(ny, std::min(planes, nz - z0), 0, z0);
+  } else {
+    const index_t rows = (limit - 1) / nx;
+    for (index_t z = 0; z < nz; ++z)
+      for (index_t y0 = 0; y0 < ny; y0 += rows) run(std::min(rows, ny - y0), 1, y0, z);
+  }
 }
 
 /// Reduce f(i) for i in [0, n) with op (associative), starting from identity.

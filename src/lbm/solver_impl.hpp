@@ -53,12 +53,13 @@ struct CellSet {
   index_t special_size = 0;
 };
 
-/// The bulk update of cell n: on odd steps fluid cells with special bits (and solids) are left to the
-/// special list's kernel.
+/// The bulk update of cell n (with its wrapped `faces`, which only odd steps use): on odd steps cells
+/// near a solid (and solids) are left to the special list's kernel.
 template <class L, bool Odd, class T, class R, class C>
-EDDY_HD EDDY_INLINE void bulk_cell(index_t n, const StreamCollideArgs<T, R>& a, const C& collision) {
+EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
+                                   const C& collision) {
   if (Odd && a.flags[n] != fluid) return;
-  stream_collide<L, Odd, false>(n, 0, a, collision);
+  stream_collide<L, Odd, false>(n, faces, a, collision);
 }
 
 template <class L, bool Odd, class T, class R, class C>
@@ -66,12 +67,20 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
   const char* label = Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even";
   if (cells.list) {
     const index_t* idx = cells.list;
-    backend::parallel_for(label, cells.list_size,
-                          [=] EDDY_DEVICE(index_t t) { bulk_cell<L, Odd>(idx[t], a, collision); });
+    backend::parallel_for(label, cells.list_size, [=] EDDY_DEVICE(index_t t) {
+      const index_t n = idx[t];
+      bulk_cell<L, Odd>(n, Odd ? wrapped_faces(a.grid, a.wrap_axes, n) : 0u, a, collision);
+    });
   } else {
     const field::SubBox b = cells.box;
-    backend::parallel_for(label, b.size(),
-                          [=] EDDY_DEVICE(index_t t) { bulk_cell<L, Odd>(b.padded(t), a, collision); });
+    // The launch shape measured faster for the storage type (backend.hpp: BoxLaunch).
+    constexpr auto shape = sizeof(T) < 4 ? backend::BoxLaunch::grid_stride : backend::BoxLaunch::per_cell;
+    backend::parallel_for_box<shape>(
+        label, b.nx, b.ny, b.nz, [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
+          x += b.ox, y += b.oy, z += b.oz;
+          const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
+          bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision);
+        });
   }
   if (Odd && cells.special_size > 0) {
     const index_t* sp = cells.special;
@@ -453,7 +462,7 @@ class SolverImpl final : public Solver {
           const bool edge = !inner.contains(x, y, z);
           if (edge && overlap_) shell.push_back(n);
           const std::uint8_t f = flags[static_cast<std::size_t>(n)];
-          if ((f & kind_mask) == fluid && (f & special))
+          if ((f & kind_mask) == fluid && (f & near_solid))
             specials[edge ? 1 : 0].push_back(special_entry(n, wrapped_faces(grid_, wrap_axes_, n)));
         }
     // all_: inner specials first, then the shell's (one array; inner_ and shell_ point into it).
@@ -533,10 +542,9 @@ class SolverImpl final : public Solver {
     const GhostLayout<L> layout(setup_);
     std::vector<std::uint8_t> h = layout.flags();
     const std::vector<int> body = mark_bodies(layout, h);
-    // near_solid on every interior fluid cell that has a solid cell along a lattice link, wraps on those
-    // with a link across a wrapped axis (its neighbour there is the image cell): the kernels read
-    // neighbour flags and find wrapped neighbours only there. Marked in a second pass, so the first
-    // reads only kinds.
+    // near_solid on every interior fluid cell that has a solid cell along a lattice link (across a
+    // wrapped axis: the image cell): the kernels read neighbour flags only there. Marked in a second
+    // pass, so the first reads only kinds.
     const PaddedGrid g = grid_;
     const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
     std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
@@ -545,7 +553,6 @@ class SolverImpl final : public Solver {
       if (h[static_cast<std::size_t>(n)] != fluid) return;
       const unsigned faces = wrapped_faces(g, wrap_axes_, n);
       std::uint8_t& k = mark[static_cast<std::size_t>(t)];
-      if (faces) k |= wraps;
       for (int i = 1; i < L::q; ++i)
         if (h[static_cast<std::size_t>(neighbour<L>(n, faces, i, +1, a))] != fluid) k |= near_solid;
     });

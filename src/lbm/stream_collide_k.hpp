@@ -20,16 +20,14 @@
 
 namespace eddy::lbm {
 
-/// Cell kinds in the flag field (the low bits), plus two bits of fluid cells.
+/// Cell kinds in the flag field (the low bits), plus a bit of fluid cells.
 enum CellFlag : std::uint8_t {
   fluid = 0,          ///< updated by the kernels (ghost cells of periodic/MPI faces are fluid too)
   wall = 1,           ///< resting solid: half-way bounce-back
   moving_wall = 2,    ///< moving solid; codes 2..7 are the moving walls of faces x_min..z_max
   kind_mask = 0x07,   ///< the bits of the kind
-  wraps = 0x40,       ///< set on fluid cells with a link across a periodic face that the block wraps
-                      ///< itself (StreamCollideArgs::wrap_axes): their neighbours there are the images
-  near_solid = 0x80,  ///< set on fluid cells with a solid neighbour along some lattice link
-  special = wraps | near_solid  ///< the cells that take the general (not the bulk) update
+  near_solid = 0x80,  ///< set on fluid cells with a solid neighbour along some lattice link: the
+                      ///< special cells, which take the general (not the bulk) update
 };
 constexpr int max_flag = 8;
 
@@ -45,21 +43,27 @@ struct StreamCollideArgs {
                           ///< across it go straight to the image cell, no ghost copy between steps
 };
 
-/// The wrapped faces of padded cell n (bit 2d: on the low face of an axis d the block wraps, 2d + 1: on
-/// its high face): the links of such a cell across that face lead to the image on the other side.
-/// Divisions: for setting up and for diagnostics, not for the update (the special list carries them).
+/// The wrapped faces of interior cell (x, y, z) (bit 2d: on the low face of an axis d the block wraps,
+/// 2d + 1: on its high face): the links of such a cell across that face lead to the image on the other
+/// side.
+EDDY_HD EDDY_INLINE unsigned wrapped_faces_at(const field::PaddedGrid& g, unsigned axes, index_t x, index_t y,
+                                              index_t z) {
+  const index_t c[3] = {x, y, z}, ext[3] = {g.nx, g.ny, g.nz};
+  unsigned faces = 0;
+  EDDY_UNROLL for (int d = 0; d < 3; ++d) if ((axes >> d) & 1u) {
+    if (c[d] == 0) faces |= 1u << (2 * d);
+    if (c[d] == ext[d] - 1) faces |= 1u << (2 * d + 1);
+  }
+  return faces;
+}
+
+/// The wrapped faces of padded cell n. Divisions: for lists of cells and for set-up, not for the box
+/// launches (they know their cells' coordinates).
 EDDY_HD EDDY_INLINE unsigned wrapped_faces(const field::PaddedGrid& g, unsigned axes, index_t n) {
   if (axes == 0) return 0;  // nothing wraps: no divisions
   index_t p[3];
   g.coordinates(n, p);
-  const index_t lo[3] = {g.g, g.g, g.gz}, ext[3] = {g.nx, g.ny, g.nz};
-  unsigned faces = 0;
-  for (int d = 0; d < 3; ++d)
-    if ((axes >> d) & 1u) {
-      if (p[d] == lo[d]) faces |= 1u << (2 * d);
-      if (p[d] == lo[d] + ext[d] - 1) faces |= 1u << (2 * d + 1);
-    }
-  return faces;
+  return wrapped_faces_at(g, axes, p[0] - g.g, p[1] - g.g, p[2] - g.gz);
 }
 
 /// An entry of the special-cell list: the padded index, with the cell's wrapped faces in the top byte.
@@ -69,7 +73,7 @@ EDDY_HD EDDY_INLINE index_t special_entry(index_t n, unsigned faces) {
 }
 
 /// The neighbours n + s c_i of a cell (s = +1 downstream, -1 upstream): a fixed offset, corrected by
-/// one period where the link crosses one of the cell's wrapped `faces` (only special cells have any).
+/// one period where the link crosses one of the cell's wrapped `faces` (wrapped_faces_at).
 template <class L, class T, class R>
 EDDY_HD EDDY_INLINE index_t neighbour(index_t n, unsigned faces, int i, int s,
                                       const StreamCollideArgs<T, R>& a) {
@@ -96,12 +100,14 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
 
 /// Populations f_i(x, t) of padded cell n at the start of a step of kind Odd: the cell's own slots
 /// before an even step; before an odd step, the upstream cells' post-collision values (this is the
-/// streaming), with bounce-back from solid neighbours. `Special` cells (near a solid or on a wrapped
-/// face: CellFlag::special, given with their wrapped `faces`) find wrapped neighbours and, near a solid,
-/// read the neighbours' flags, one byte per link. The bulk (Special = false) streams with fixed
-/// offsets and unconditional loads and stores, all in flight at once, and runs as its own kernel: with
-/// the special cases in the same code (a run-time branch per link, or per cell) the odd step ran at half
-/// the even step's bandwidth on an H200 (loads kept apart, registers, divergent warps on every row).
+/// streaming), with bounce-back from solid neighbours. Neighbours across the cell's wrapped `faces` are
+/// the images (neighbour()). `Special` cells (CellFlag::near_solid) read the neighbours' flags, one
+/// byte per link. The bulk (Special = false) streams with unconditional
+/// loads and stores, all in flight at once: fixed offsets, corrected by one period on the `faces` a
+/// cell has on axes the block wraps (address arithmetic only). Cells near a solid run as a kernel of
+/// their own: with those cases in the same code (a run-time branch per link, or per cell, on the
+/// neighbours' flags) the odd step ran at half the even step's bandwidth on an H200 (loads kept apart,
+/// registers, divergent warps on every row).
 template <class L, bool Odd, bool Special, class T, class R>
 EDDY_HD EDDY_INLINE void load(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
@@ -110,7 +116,7 @@ EDDY_HD EDDY_INLINE void load(index_t n, unsigned faces, const StreamCollideArgs
     if constexpr (!Odd) {
       f[i] = load_pop<R>(a.f[i * N + n]);
     } else {
-      const index_t m = neighbour<L>(n, Special ? faces : 0u, i, -1, a);  // bulk: a fixed offset
+      const index_t m = neighbour<L>(n, faces, i, -1, a);
       const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         f[i] = load_pop<R>(a.f[opposite(i) * N + m]);
@@ -132,7 +138,7 @@ EDDY_HD EDDY_INLINE void store(index_t n, unsigned faces, const StreamCollideArg
     if constexpr (!Odd) {
       a.f[opposite(i) * N + n] = store_pop<T>(f[i]);
     } else {
-      const index_t m = neighbour<L>(n, Special ? faces : 0u, i, +1, a);  // bulk: a fixed offset
+      const index_t m = neighbour<L>(n, faces, i, +1, a);
       const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
         a.f[i * N + m] = store_pop<T>(f[i]);
@@ -165,10 +171,10 @@ EDDY_HD EDDY_INLINE void cell_populations(index_t n, const StreamCollideArgs<T, 
   }
   if (!next_odd)
     load<L, false, false>(n, 0, a, f);
-  else if (a.flags[n] & special)
+  else if (a.flags[n] & near_solid)
     load<L, true, true>(n, wrapped_faces(a.grid, a.wrap_axes, n), a, f);
   else
-    load<L, true, false>(n, 0, a, f);
+    load<L, true, false>(n, wrapped_faces(a.grid, a.wrap_axes, n), a, f);
 }
 
 /// Density deviation and velocity of padded cell n at the current time.
