@@ -162,6 +162,9 @@ void Adjoint2d::axpby(double alpha, const C* x, double beta, C* y) { launch_axpb
 void Adjoint2d::mask(C* w) { launch_mask(grid_, w); }
 void Adjoint2d::random_spectrum(const RandomSpectrum& r, C* w) { launch_random(grid_, r, w); }
 
+// The adjoint runs the full transforms (Modes::all, slab_fft.hpp), never the pruned ones: its fields
+// (perturbations, gradients, the advection inputs formed from them) need not be zero outside the mask, and
+// nonlinear_transpose_2d reads the products' transforms at every mode.
 void Adjoint2d::to_physical(const C* w, double* p) {
   copy(w_.data(), w, cs_);
   fft_.backward(w_.data(), p, 1);

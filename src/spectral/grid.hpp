@@ -119,6 +119,16 @@ struct Grid {
     }
     return ix <= kmax[0] && iy <= kmax[1] && -iy <= kmax[1] && iz <= kmax[2] && -iz <= kmax[2];
   }
+  /// The largest |k_d| of a kept mode (0 <= d < dims): per axis, the extent of the box that bounds the
+  /// mask (the pruned transforms' box, slab_fft.hpp). Both masks keep a mode only if they keep each of its
+  /// projections on the axes (and are symmetric in the sign of k_y, k_z), so the extent is the largest
+  /// k kept on the axis itself: kmax_d with the 2/3 rule, floor(n_d sqrt(2) / 3) with the sphere. Host.
+  index_t kept_extent(int d) const {
+    index_t e = 0;
+    for (index_t k = 1; 2 * k <= n[d]; ++k)
+      if (kept(d == 0 ? k : 0, d == 1 ? k : 0, d == 2 ? k : 0)) e = k;
+    return e;
+  }
   /// The phase exp(i k.delta) of a shift delta of half a cell in every direction, as the angle k.delta.
   EDDY_HD EDDY_INLINE double half_cell_phase(index_t ix, index_t iy, index_t iz) const {
     const index_t i[3] = {ix, iy, iz};

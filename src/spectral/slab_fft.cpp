@@ -31,6 +31,10 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
     whole.n = {g.n[2], g.n[1], g.n[0]};
   else
     whole.n = {g.n[1], g.n[0]};
+  // The b-rows of the spectral array [a][b][c] are ky (3D: a full axis, both signs stored) or kx (2D: the
+  // half axis of the r2c transform); the pencil's c-columns are kx.
+  const bool b_half = g.dims == 2;
+  const index_t b_extent = g.kept_extent(g.dims == 3 ? 1 : 0);
   pencil_ = ex_.p1() > 1;
   if (pencil_) {
     if (g.dims != 3) throw Error("the pencil decomposition is for 3D boxes");
@@ -45,42 +49,84 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
     along_y.in_dist = along_y.out_dist = 1;
     along_y_fwd_.emplace(FftKind::c2c_forward, along_y);
     along_y_bwd_.emplace(FftKind::c2c_backward, along_y);
+    kept_y_ = kept_columns(g.n[1], g.nc, true, g.kept_extent(0), g.c0, g.nc_local, 1, prune_y_);
     FftLayout along_z;  // 1D along z over the local (ky, kx) columns of [z][ky_l][kx_l]
     along_z.n = {g.na};
     along_z.batch = along_z.stride = g.nb_local * g.nc_local;
     along_z.in_dist = along_z.out_dist = 1;
     along_a_fwd_.emplace(FftKind::c2c_forward, along_z);
     along_a_bwd_.emplace(FftKind::c2c_backward, along_z);
+    kept_a_ = kept_columns(g.na, g.nb, b_half, b_extent, g.b0, g.nb_local, g.nc_local, prune_a_);
     tmp_stride_ = padded_stride(g.na_local * g.ny_local * g.nc);
     y_plane_ = padded_stride(g.n[1] * g.nc_local);  // aligned planes: each is one FFT call's array
     ytmp_stride_ = padded_stride(g.na_local * y_plane_);
-  } else if (ex_.ranks() == 1) {
-    r2c_.emplace(FftKind::r2c, whole);
-    c2r_.emplace(FftKind::c2r, whole);
   } else {
     FftLayout planes;  // the local a-planes: 3D (ny, nx) x na_local, 2D (nx) x na_local
     planes.n.assign(whole.n.begin() + 1, whole.n.end());
     planes.batch = g.na_local;
-    r2c_.emplace(FftKind::r2c, planes);
-    c2r_.emplace(FftKind::c2r, planes);
-    FftLayout along_a;  // 1D along a over the local (b, c) columns of [a][b_local][c]
-    along_a.n = {g.na};
-    along_a.batch = g.nb_local * g.nc;
-    along_a.stride = g.nb_local * g.nc;
-    along_a.in_dist = along_a.out_dist = 1;
-    along_a_fwd_.emplace(FftKind::c2c_forward, along_a);
-    along_a_bwd_.emplace(FftKind::c2c_backward, along_a);
-    tmp_stride_ = padded_stride(g.na_local * g.nb * g.nc);
+    kept_a_ = kept_columns(g.na, g.nb, b_half, b_extent, g.b0, g.nb_local, g.nc, prune_a_);
+    if (ex_.ranks() == 1) {
+      whole_r2c_.emplace(FftKind::r2c, whole);
+      whole_c2r_.emplace(FftKind::c2r, whole);
+    }
+    if (ex_.ranks() > 1 || prune_a_) {  // one rank: the pruned transform is planes + kept columns along a
+      r2c_.emplace(FftKind::r2c, planes);
+      c2r_.emplace(FftKind::c2r, planes);
+    }
+    if (ex_.ranks() > 1) {
+      FftLayout along_a;  // 1D along a over the local (b, c) columns of [a][b_local][c]
+      along_a.n = {g.na};
+      along_a.batch = g.nb_local * g.nc;
+      along_a.stride = g.nb_local * g.nc;
+      along_a.in_dist = along_a.out_dist = 1;
+      along_a_fwd_.emplace(FftKind::c2c_forward, along_a);
+      along_a_bwd_.emplace(FftKind::c2c_backward, along_a);
+      tmp_stride_ = padded_stride(g.na_local * g.nb * g.nc);
+    }
   }
+  std::vector<FftPlan<T>*> plans;
+  for (auto* p :
+       {&whole_r2c_, &whole_c2r_, &r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_, &along_y_fwd_, &along_y_bwd_})
+    if (*p) plans.push_back(&**p);
+  for (auto* kept : {&kept_a_, &kept_y_})
+    for (Columns& c : *kept) plans.push_back(&c.fwd), plans.push_back(&c.bwd);
   std::size_t work = 0;
-  const auto plans = {&r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_, &along_y_fwd_, &along_y_bwd_};
-  for (auto* p : plans)
-    if (*p) work = std::max(work, (*p)->work_bytes());
+  for (FftPlan<T>* p : plans) work = std::max(work, p->work_bytes());
   if (work > 0) {
     work_.resize(work);
-    for (auto* p : plans)
-      if (*p) (*p)->set_work_area(work_.data());
+    for (FftPlan<T>* p : plans) p->set_work_area(work_.data());
   }
+}
+
+// The kept rows of an axis of the spectral array: a full axis (wave numbers 0 .. n/2, then the negative
+// ones) keeps [0, K] and [n - K, n), the half axis of the r2c transform (kx >= 0) [0, K], K the extent of
+// the mask along it. Rounded to the rank's rows, each range is one batch of columns (rows x width); its
+// first column is rounded down to 16 bytes (FFT arrays must be aligned so: fft.hpp), which adds at most
+// one column of another row, harmless both ways (forward: a valid extra result; backward: a zero column
+// transformed to zeros).
+template <class T>
+auto SlabFft<T>::kept_columns(index_t n, index_t axis, bool half_axis, index_t extent, index_t r0,
+                              index_t rows, index_t width, bool& pruned) -> std::vector<Columns> {
+  std::vector<std::pair<index_t, index_t>> ranges{{0, std::min(extent + 1, axis)}};
+  if (!half_axis && extent > 0) ranges.push_back({std::max(axis - extent, extent + 1), axis});
+  std::vector<Columns> out;
+  index_t kept = 0;
+  const index_t align = std::max<index_t>(1, index_t(16 / sizeof(C)));
+  for (const auto& [lo, hi] : ranges) {
+    const index_t a = std::max(lo, r0) - r0, b = std::min(hi, r0 + rows) - r0;
+    if (a >= b) continue;
+    kept += b - a;
+    const index_t first = a * width / align * align, last = b * width;
+    FftLayout l;
+    l.n = {n};
+    l.batch = last - first;
+    l.stride = rows * width;
+    l.in_dist = l.out_dist = 1;
+    out.push_back(Columns{first, FftPlan<T>(FftKind::c2c_forward, l), FftPlan<T>(FftKind::c2c_backward, l)});
+  }
+  pruned = kept < rows;
+  if (!pruned) out.clear();
+  return out;
 }
 
 template <class T>
@@ -109,9 +155,23 @@ field::SlabShape SlabFft<T>::column_shape() const {
 }
 
 template <class T>
-void SlabFft<T>::along_y(bool fwd, int f) {
-  for (index_t z = 0; z < g_.na_local; ++z)
-    (fwd ? along_y_fwd_ : along_y_bwd_)->execute(ytmp_.data() + f * ytmp_stride_ + z * y_plane_);
+void SlabFft<T>::along_a(bool fwd, C* data, Modes modes) {
+  if (modes == Modes::kept && prune_a_) {
+    for (const Columns& c : kept_a_) (fwd ? c.fwd : c.bwd).execute(data + c.first);
+    return;
+  }
+  (fwd ? along_a_fwd_ : along_a_bwd_)->execute(data);
+}
+
+template <class T>
+void SlabFft<T>::along_y(bool fwd, int f, Modes modes) {
+  for (index_t z = 0; z < g_.na_local; ++z) {
+    C* plane = ytmp_.data() + f * ytmp_stride_ + z * y_plane_;
+    if (modes == Modes::kept && prune_y_)
+      for (const Columns& c : kept_y_) (fwd ? c.fwd : c.bwd).execute(plane + c.first);
+    else
+      (fwd ? along_y_fwd_ : along_y_bwd_)->execute(plane);
+  }
 }
 
 // Overlap: stage j of field f runs while transpose j - 1 of field f + 1... in order, per step t:
@@ -134,27 +194,41 @@ void SlabFft<T>::pipeline(int fields, int transposes, const std::function<void(i
 }
 
 template <class T>
-void SlabFft<T>::forward(const T* phys, C* spec, int fields) {
+void SlabFft<T>::forward(const T* phys, C* spec, int fields, Modes modes) {
   const Phases phases;
-  if (ex_.ranks() == 1) {
-    for (int f = 0; f < fields; ++f) r2c_->execute(phys + f * real_stride_, spec + f * complex_stride_);
+  if (ex_.ranks() == 1 && (modes == Modes::all || !prune_a_)) {
+    for (int f = 0; f < fields; ++f) whole_r2c_->execute(phys + f * real_stride_, spec + f * complex_stride_);
+    return;
+  }
+  if (ex_.ranks() == 1) {  // pruned: the planes, then along a over the kept rows
+    for (int f = 0; f < fields; ++f) {
+      r2c_->execute(phys + f * real_stride_, spec + f * complex_stride_);
+      along_a(true, spec + f * complex_stride_, modes);
+    }
     return;
   }
   distributed(
       true, [&](int f) { r2c_->execute(phys + f * real_stride_, tmp_.data() + f * tmp_stride_); }, spec,
-      fields);
+      fields, modes);
 }
 
 template <class T>
-void SlabFft<T>::backward(C* spec, T* phys, int fields) {
+void SlabFft<T>::backward(C* spec, T* phys, int fields, Modes modes) {
   const Phases phases;
+  if (ex_.ranks() == 1 && (modes == Modes::all || !prune_a_)) {
+    for (int f = 0; f < fields; ++f) whole_c2r_->execute(spec + f * complex_stride_, phys + f * real_stride_);
+    return;
+  }
   if (ex_.ranks() == 1) {
-    for (int f = 0; f < fields; ++f) c2r_->execute(spec + f * complex_stride_, phys + f * real_stride_);
+    for (int f = 0; f < fields; ++f) {
+      along_a(false, spec + f * complex_stride_, modes);
+      c2r_->execute(spec + f * complex_stride_, phys + f * real_stride_);
+    }
     return;
   }
   distributed(
       false, [&](int f) { c2r_->execute(tmp_.data() + f * tmp_stride_, phys + f * real_stride_); }, spec,
-      fields);
+      fields, modes);
 }
 
 // The P-rank transform as a chain, in forward order: stage 0 (the real transforms, `real`), transpose 0,
@@ -162,7 +236,8 @@ void SlabFft<T>::backward(C* spec, T* phys, int fields) {
 // r2c, tmp -> ytmp within the row, along y, ytmp -> spec within the column, along z. Backward runs the
 // chain from its end: the inverse transforms, each transpose b -> a.
 template <class T>
-void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* spec, int fields) {
+void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* spec, int fields,
+                             Modes modes) {
   reserve_tmp(fields);
   struct Transpose {
     field::SlabExchange* ex;
@@ -178,13 +253,12 @@ void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* 
   std::vector<Transpose> transposes;
   if (pencil_) {
     transposes.push_back({ex_.row(), row_shape(), tmp, tmp_stride_, ytmp, ytmp_stride_});
-    stages.emplace_back([&](int f) { along_y(fwd, f); });
+    stages.emplace_back([&](int f) { along_y(fwd, f, modes); });
     transposes.push_back({&ex_, column_shape(), ytmp, ytmp_stride_, spec, complex_stride_});
   } else {
     transposes.push_back({&ex_, {g_.na, g_.nb, g_.nc, sizeof(C)}, tmp, tmp_stride_, spec, complex_stride_});
   }
-  stages.emplace_back(
-      [&](int f) { (fwd ? along_a_fwd_ : along_a_bwd_)->execute(spec + f * complex_stride_); });
+  stages.emplace_back([&](int f) { along_a(fwd, spec + f * complex_stride_, modes); });
   if (!fwd) {
     std::reverse(stages.begin(), stages.end());
     std::reverse(transposes.begin(), transposes.end());

@@ -12,9 +12,24 @@
 /// The backward transform runs the same steps in reverse. Unnormalised, like backend/fft.hpp.
 /// Arrays of several fields are stored `real_stride()` / `complex_stride()` elements apart (multiples of
 /// 16 elements, so every field is aligned as the FFT libraries want).
+///
+/// Pruned transforms (Modes::kept, asked for per call). The pruning box is the box that bounds the
+/// dealiasing mask Grid::kept: |k_d| <= Grid::kept_extent(d) on every axis (2/3 rule: kmax_d; the
+/// phase-shift sphere: floor(n_d sqrt(2) / 3)). With Modes::kept,
+///   - backward's input MUST be zero at every mode outside the box (the result is then the full
+///     transform's, to round-off); a buffer that a c2r transform has overwritten holds garbage there
+///     unless its producer wrote every mode again;
+///   - forward's output is valid only inside the box; elsewhere it holds unspecified (finite) values.
+/// The transforms skip the lines that only carry modes outside the box: one rank, 3D, (y, x)-plane r2c
+/// batched over z and c2c along z over the kept ky rows only (two calls: ky in [0, K_y] and
+/// [ny - K_y, ny)); 2D, x-row r2c and c2c along y over the kept kx columns; P ranks, the c2c along a over
+/// the kept b-rows of the local range (0, 1 or 2 ranges); pencils, also the c2c along y over the kept
+/// local kx columns. Where the box holds every row the full transforms run. Modes::all (the default) is
+/// the full transform: every mode in, every mode out (the floor the benches time).
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "backend/fft.hpp"
@@ -22,6 +37,10 @@
 #include "spectral/grid.hpp"
 
 namespace eddy::spectral {
+
+/// Which modes a transform serves: all of them, or only those in the box bounding the dealiasing mask
+/// (the contract above).
+enum class Modes { all, kept };
 
 template <class T>
 class SlabFft {
@@ -32,9 +51,12 @@ class SlabFft {
   SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap = true);
 
   /// Physical fields (`fields` arrays, real_stride() apart) -> spectral fields (complex_stride() apart).
-  void forward(const T* phys, C* spec, int fields);
+  void forward(const T* phys, C* spec, int fields, Modes modes = Modes::all);
   /// Spectral fields (overwritten) -> physical fields.
-  void backward(C* spec, T* phys, int fields);
+  void backward(C* spec, T* phys, int fields, Modes modes = Modes::all);
+
+  /// Whether Modes::kept skips anything on this rank (false: it runs the full transforms).
+  bool prunes() const { return prune_a_ || prune_y_; }
 
   index_t real_stride() const { return real_stride_; }
   index_t complex_stride() const { return complex_stride_; }
@@ -46,22 +68,39 @@ class SlabFft {
   void reserve_tmp(int fields);
   field::SlabShape row_shape() const;
   field::SlabShape column_shape() const;
+  /// A batch of c2c transforms along one axis over the columns [first, first + batch) of an array of
+  /// `columns` columns (stride `columns`, distance 1): the kept part of a c2c stage.
+  struct Columns {
+    index_t first;
+    backend::FftPlan<T> fwd, bwd;
+  };
+  /// The plans (n points along the transform) over the kept ones of this rank's rows [r0, r0 + rows) of
+  /// an axis of `axis` rows (a full axis of wave numbers, or the half axis kx >= 0), each row `width`
+  /// columns; none when every local row is kept (`pruned` false).
+  static std::vector<Columns> kept_columns(index_t n, index_t axis, bool half_axis, index_t extent,
+                                           index_t r0, index_t rows, index_t width, bool& pruned);
+  /// The c2c transforms along a (in place, one field): all columns, or the kept ones.
+  void along_a(bool fwd, C* data, Modes modes);
   /// Pencil: the c2c transforms along y of every z-plane of field f of ytmp_.
-  void along_y(bool fwd, int f);
+  void along_y(bool fwd, int f, Modes modes);
   /// Per field: compute(0, f), transpose 0, compute(1, f), ..., compute(transposes, f), pipelined over the
   /// fields (slab_fft.cpp); start(j, f) / finish(j) start and finish transpose j.
   /// P ranks: the transform's stages and transposes in forward (fwd) or backward order; `real(f)` is the
   /// real transform of field f between its physical array and tmp_ (r2c forward, c2r backward).
-  void distributed(bool fwd, const std::function<void(int)>& real, C* spec, int fields);
+  void distributed(bool fwd, const std::function<void(int)>& real, C* spec, int fields, Modes modes);
   void pipeline(int fields, int transposes, const std::function<void(int, int)>& compute,
                 const std::function<void(int, int)>& start, const std::function<void(int)>& finish);
 
   Grid g_;
   field::SlabExchange& ex_;
   index_t real_stride_ = 0, complex_stride_ = 0, tmp_stride_ = 0;
-  std::optional<backend::FftPlan<T>> r2c_, c2r_;  // full (1 rank) or plane transforms (P ranks)
+  std::optional<backend::FftPlan<T>> whole_r2c_, whole_c2r_;  // 1 rank: the full 2D/3D transforms
+  // P ranks (and 1 rank when pruning): the plane transforms; pencil: the x-rows
+  std::optional<backend::FftPlan<T>> r2c_, c2r_;
   std::optional<backend::FftPlan<T>> along_a_fwd_, along_a_bwd_;  // P ranks only
   std::optional<backend::FftPlan<T>> along_y_fwd_, along_y_bwd_;  // pencil only (one z-plane)
+  std::vector<Columns> kept_a_, kept_y_;  // along a (pencil: z) and along y, over the kept rows only
+  bool prune_a_ = false, prune_y_ = false;
   backend::DeviceArray<C> tmp_;   // a-slab spectral buffer (P ranks only); pencil: x-pencils [z_l][y_l][kx]
   backend::DeviceArray<C> ytmp_;  // pencil: y-pencils [z_l][y][kx_l], planes y_plane_ apart
   index_t ytmp_stride_ = 0, y_plane_ = 0;

@@ -361,7 +361,8 @@ class SolverImpl final : public Solver {
   /// without the band-limited force keeps no x_ (3 fields less memory). What remains is structural: the
   /// product pass must read 6 (4) fields and write 3 (1) at every point, and each stage write the 6 (4)
   /// inputs the backward transforms destroy; going below needs the pointwise work inside the transforms
-  /// (cuFFT callbacks) or transforms that skip the truncated lines (pruned FFTs).
+  /// (cuFFT callbacks). The transforms themselves skip the lines outside the mask's box (products():
+  /// Modes::kept, slab_fft.hpp).
   void step(double dt) override {
     StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
     // The stage value whose nonlinear term (and force) a stage evaluates: u at stage 1, x after.
@@ -407,11 +408,11 @@ class SolverImpl final : public Solver {
     ready_ = false;
     if (grid_.dims == 2) {
       backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(cs_) * sizeof(C));
-      fft_.backward(w_.data(), p_.data(), 1);
+      fft_.backward(w_.data(), p_.data(), 1, Modes::kept);  // the state is zero outside the mask
       join(1, p_.data(), w);
     } else {
       launch_velocity_vorticity_3d(grid_, u_.data(), false, w_.data(), cs_);
-      fft_.backward(w_.data() + 3 * cs_, p_.data(), 3);
+      fft_.backward(w_.data() + 3 * cs_, p_.data(), 3, Modes::kept);
       join(3, p_.data(), w);
     }
   }
@@ -460,8 +461,8 @@ class SolverImpl final : public Solver {
     ready_ = false;
     GradientMoments gm;
     if (grid_.dims != 3) return gm;
-    launch_longitudinal_gradients_3d(grid_, u_.data(), w_.data(), cs_);
-    fft_.backward(w_.data(), p_.data(), 3);
+    launch_longitudinal_gradients_3d(grid_, u_.data(), w_.data(), cs_);  // i k u: zero where u is
+    fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
     const MomentSums ms = reduce_moments(grid_, p_.data(), rs_);
     double v[6];
     for (int d = 0; d < 3; ++d) v[d] = ms.m2[d], v[3 + d] = ms.m3[d];
@@ -471,16 +472,17 @@ class SolverImpl final : public Solver {
     return gm;
   }
 
-  void transforms_of_step(bool zero_first) override {
+  void transforms_of_step(bool zero_first, bool pruned) override {
     ready_ = false;
     if (zero_first) {
       backend::fill_zero(w_.data(), w_.bytes());
       backend::fill_zero(p_.data(), p_.bytes());
     }
     const int stages = setup_.stepper == "rk3" ? 3 : 4;
+    const Modes modes = pruned ? Modes::kept : Modes::all;  // zeros in, zeros out: the contract holds
     for (int s = 0; s < stages; ++s) {
-      fft_.backward(w_.data(), p_.data(), work_fields_);
-      fft_.forward(p_.data(), w_.data(), comps_ == 1 ? 1 : 3);
+      fft_.backward(w_.data(), p_.data(), work_fields_, modes);
+      fft_.forward(p_.data(), w_.data(), comps_ == 1 ? 1 : 3, modes);
     }
   }
 
@@ -543,36 +545,38 @@ class SolverImpl final : public Solver {
   }
 
   /// The transform of the nonlinear products of the inputs in w_, into w_ (unnormalised; the Rhs functors
-  /// finish it).
+  /// finish it). Pruned (slab_fft.hpp): every writer of the inputs (inputs(), NextInputs) writes every
+  /// mode, zeros outside the mask, and the stage kernels read the products at the kept modes only.
   void products() {
     if (grid_.dims == 2) {
-      fft_.backward(w_.data(), p_.data(), 4);
+      fft_.backward(w_.data(), p_.data(), 4, Modes::kept);
       launch_advection_2d(grid_, p_.data(), rs_);
-      fft_.forward(p_.data(), w_.data(), 1);
+      fft_.forward(p_.data(), w_.data(), 1, Modes::kept);
     } else {
-      fft_.backward(w_.data(), p_.data(), 6);
+      fft_.backward(w_.data(), p_.data(), 6, Modes::kept);
       launch_cross_3d(grid_, p_.data(), rs_);
-      fft_.forward(p_.data(), w_.data(), 3);
+      fft_.forward(p_.data(), w_.data(), 3, Modes::kept);
     }
   }
 
   /// The state from the physical velocity in p_ (dims fields, destroyed by the forward transform):
   /// projected (3D) or curled (2D), 2/3-truncated. Resets the step count.
   void state_from_physical_velocity() {
-    fft_.forward(p_.data(), w_.data(), setup_.dims);
+    fft_.forward(p_.data(), w_.data(), setup_.dims, Modes::kept);  // read at the kept modes only
     launch_state_from_velocity(grid_, w_.data(), cs_, T(1.0 / double(grid_.total_points())), u_.data());
     steps_ = 0;
   }
 
-  /// The physical velocity of the state into p_ (dims fields).
+  /// The physical velocity of the state into p_ (dims fields). Pruned: the state is zero outside the mask
+  /// (step()), and so are the inputs formed from it.
   void physical_velocity() {
     ready_ = false;
     if (grid_.dims == 2) {
       launch_advection_inputs_2d(grid_, u_.data(), false, w_.data(), cs_);
-      fft_.backward(w_.data(), p_.data(), 2);
+      fft_.backward(w_.data(), p_.data(), 2, Modes::kept);
     } else {
       backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(3 * cs_) * sizeof(C));
-      fft_.backward(w_.data(), p_.data(), 3);
+      fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
     }
   }
 

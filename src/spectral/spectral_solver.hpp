@@ -103,9 +103,11 @@ class Solver {
   /// Moments of du_i/dx_i in physical space (3D; zeros in 2D), on the device. Collective.
   virtual GradientMoments gradient_moments() = 0;
   /// The forward and backward transforms of one step, and nothing else: the floor a step's time is
-  /// compared against (eddy bench). `zero_first` zeroes the work buffers, which the transforms then keep
-  /// at zero (no overflow however often they repeat). Leaves the state as it is.
-  virtual void transforms_of_step(bool zero_first) = 0;
+  /// compared against (eddy bench): the full transforms, or with `pruned` the ones the step runs (they
+  /// skip the lines outside the dealiasing mask's box: spectral/slab_fft.hpp). `zero_first` zeroes the
+  /// work buffers, which the transforms then keep at zero (no overflow however often they repeat).
+  /// Leaves the state as it is.
+  virtual void transforms_of_step(bool zero_first, bool pruned) = 0;
   /// Transforms per step (forward + backward, one per field).
   virtual int transforms_per_step() const = 0;
   /// The state for a checkpoint: this rank's block of the spectral array [a][b_local][c] (grid.hpp), per

@@ -81,10 +81,11 @@ expect 2 "physics.forcing.wavenumber.*whole multiple" -- validate "$kol" --set p
 expect 2 "physics.forcing.type.*band_limited" -- validate "$kol" --set physics.forcing.type=random
 expect 2 "physics.forcing.band.*no energy in the band" -- run "$hit" --set "domain.cells=[16,16,16]" \
   --set initial.type=rest --set numerics.dt=0.01
-# eddy bench on a spectral config: ms/step against the FFT floor, JSON with both.
-expect 0 "step / FFT floor" -- bench "$src/configs/bench/spectral_3d_256.yaml" --set "domain.cells=[16,16,16]" \
-  --steps 3 --repeat 2 --json bench.json
-if grep -q '"fft_ms_per_step_median"' bench.json && grep -q '"transforms_per_step": 36' bench.json; then
+# eddy bench on a spectral config: ms/step against the FFT floor (and the pruned transforms), JSON with all.
+expect 0 "step / FFT floor.*step / pruned" -- bench "$src/configs/bench/spectral_3d_256.yaml" \
+  --set "domain.cells=[16,16,16]" --steps 3 --repeat 2 --json bench.json
+if grep -q '"fft_ms_per_step_median"' bench.json && grep -q '"transforms_per_step": 36' bench.json &&
+  grep -q '"fft_pruned_ms_per_step_median"' bench.json; then
   passes=$((passes + 1))
 else
   echo "FAIL: bench.json lacks the FFT floor: $(cat bench.json)"

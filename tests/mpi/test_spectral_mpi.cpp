@@ -3,7 +3,8 @@
 //    for even and uneven splits, several fields at once, 8- and 16-byte elements, and back; also with
 //    several outer arrays and padded planes (the pencil decomposition's row and column transposes);
 //  - the distributed FFT equals the one-rank FFT of the whole field, on every process grid of the rank
-//    count (slab 1 x P, pencils P1 x P2: on 4 ranks 2 x 2 and 4 x 1, on 2 ranks 2 x 1);
+//    count (slab 1 x P, pencils P1 x P2: on 4 ranks 2 x 2 and 4 x 1, on 2 ranks 2 x 1), and so do the
+//    pruned transforms (Modes::kept) inside the box of the dealiasing mask (2/3 rule and sphere);
 //  - whole runs (2D and 3D, RK3 and RK4, FP64) agree with a one-rank run of the same case to 1e-12
 //    relative, on grids whose planes do not divide evenly over the ranks, slab and pencil (3D);
 //  - the app's Taylor-Green 3D run on pencils agrees with the one-rank run (gathered velocity and the
@@ -242,6 +243,74 @@ TEST(SpectralMpi, DistributedFftEqualsTheSerialOne) {
 }
 TEST(SpectralMpi, PencilFftEqualsTheSerialOne) {
   for (int p1 : pencil_rows()) check_distributed_fft(3, p1);
+}
+
+/// Pruned distributed transforms (Modes::kept) against the full one-rank ones, on the slab and every
+/// pencil grid: the forward transform at every mode of the box bounding the mask in this rank's block,
+/// and the backward transform of the one-rank spectrum zeroed outside the mask. ny = 12 puts 0, 1 or 2
+/// ranges of kept ky rows on a rank (2/3 rule: rows 0..3 and 9..11; 4 slabs of 3 rows: 0..2, 3..5 (one
+/// kept), 6..8 (none), 9..11; the 2 x 1 and 4 x 1 pencils keep ky whole: both ranges), and nx = 12 (7
+/// kx columns over P1 = 2 or 4) rows of pencils without kept kx columns. The tolerance is the one-rank
+/// test's (100 eps, relative, test_spectral.cpp), on the largest value.
+void check_pruned_fft(int dims, int grid_rows, bool spherical) {
+  if (!backend::fft_available()) GTEST_SKIP();
+  const auto exchange = parallel::make_slab_exchange("mpi", world(), grid_rows);
+  field::LocalSlabExchange local;
+  const Int3 n = dims == 3 ? Int3{12, 12, 9} : Int3{20, 14, 1};
+  const Real3 L{1.0, 2.0, 3.0};
+  const spectral::Grid g = spectral::Grid::make(dims, n, L, *exchange, spherical);
+  const spectral::Grid g1 = spectral::Grid::make(dims, n, L, 1, 0, spherical);
+  spectral::SlabFft<double> fft(g, *exchange), fft1(g1, local);
+  std::vector<double> whole(static_cast<std::size_t>(g1.points()));
+  for (std::size_t i = 0; i < whole.size(); ++i) whole[i] = std::sin(0.37 * double(i)) + 0.1 * double(i % 7);
+  DeviceArray<double> p, p1;
+  p.from_host(slab_of(whole, g, 1));
+  p1.from_host(whole);
+  DeviceArray<Complex<double>> c(static_cast<std::size_t>(fft.complex_stride())),
+      c1(static_cast<std::size_t>(fft1.complex_stride()));
+  fft.forward(p.data(), c.data(), 1, spectral::Modes::kept);
+  fft1.forward(p1.data(), c1.data(), 1);
+  const index_t e[3] = {g.kept_extent(0), g.kept_extent(1), dims == 3 ? g.kept_extent(2) : 0};
+  const auto s = c.to_host();
+  auto s1 = c1.to_host();
+  std::vector<double> mine, ref;
+  std::vector<Complex<double>> masked;  // this rank's block of the masked one-rank spectrum
+  for (index_t a = 0; a < g.na; ++a)
+    for (index_t b = 0; b < g.nb_local; ++b)
+      for (index_t k = 0; k < g.nc_local; ++k) {
+        const index_t m = (a * g.nb_local + b) * g.nc_local + k;
+        index_t ix, iy, iz;
+        g.wave(m, ix, iy, iz);
+        const auto& x = s[static_cast<std::size_t>(m)];
+        const auto& y = s1[static_cast<std::size_t>((a * g.nb + g.b0 + b) * g.nc + g.c0 + k)];
+        if (ix <= e[0] && std::abs(iy) <= e[1] && std::abs(iz) <= e[2])
+          mine.push_back(x.re), mine.push_back(x.im), ref.push_back(y.re), ref.push_back(y.im);
+        masked.push_back(g.kept(ix, iy, iz) ? y : Complex<double>{0.0, 0.0});
+      }
+  const std::string what = std::to_string(dims) + "D " + std::to_string(grid_rows) + " x " +
+                           std::to_string(world().size() / grid_rows) + (spherical ? " sphere" : " 2/3");
+  EXPECT_LT(relative_difference(mine, ref), 100 * 2.2e-16) << what << " forward";
+  for (index_t m = 0; m < g1.modes(); ++m) {
+    index_t ix, iy, iz;
+    g1.wave(m, ix, iy, iz);
+    if (!g1.kept(ix, iy, iz)) s1[static_cast<std::size_t>(m)] = {0.0, 0.0};
+  }
+  masked.resize(c.size());
+  c.from_host(masked);
+  c1.from_host(s1);
+  fft.backward(c.data(), p.data(), 1, spectral::Modes::kept);
+  fft1.backward(c1.data(), p1.data(), 1);
+  std::vector<double> back = p.to_host();
+  back.resize(static_cast<std::size_t>(g.points()));
+  EXPECT_LT(relative_difference(back, slab_of(p1.to_host(), g, 1)), 100 * 2.2e-16) << what << " backward";
+}
+
+TEST(SpectralMpi, PrunedFftEqualsTheFullSerialOne) {
+  for (bool spherical : {false, true}) {
+    check_pruned_fft(2, 1, spherical);
+    check_pruned_fft(3, 1, spherical);
+    for (int p1 : pencil_rows()) check_pruned_fft(3, p1, spherical);
+  }
 }
 
 /// A short decaying-turbulence run: velocity and diagnostics after `steps` steps.

@@ -1,12 +1,14 @@
 // spectral/: the slab FFT's wave numbers and layouts (derivatives of band-limited fields are exact to
 // round-off, in 2D and 3D, on non-square boxes), Parseval diagnostics against physical averages, the
 // projection onto divergence-free fields, and the random initial spectrum (real, solenoidal, with the
-// energy it was given); and the step's invariants (its fused inputs, the truncated modes staying zero).
+// energy it was given); the pruned transforms (Modes::kept) against the full ones; and the step's
+// invariants (its fused inputs, the truncated modes staying zero).
 // Each body runs on the configured backend with one rank.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -445,6 +447,126 @@ TEST(Spectral, LongitudinalDerivativeMomentsAreExact) {
   EXPECT_NEAR(g.skewness(), -1.0 / 3, 1e-15);
 }
 
+/// The box bounding the mask (Grid::kept_extent, the pruned transforms' box): every kept mode lies in it,
+/// and its extent is kept on each axis; the 2/3 rule's is kmax, the sphere's the largest k with
+/// 9 k^2 <= 2 n^2 (floor(n sqrt(2) / 3), in integers).
+TEST(Spectral, KeptExtentBoundsTheMask) {
+  for (bool spherical : {false, true})
+    for (const Int3& n : {Int3{12, 10, 9}, Int3{9, 11, 7}, Int3{64, 48, 33}}) {
+      const Grid g = Grid::make(3, n, {1, 1, 1}, 1, 0, spherical);
+      index_t e[3];
+      for (int d = 0; d < 3; ++d) {
+        e[d] = g.kept_extent(d);
+        index_t want = g.kmax[d];
+        if (spherical)
+          for (want = 0; 9 * (want + 1) * (want + 1) <= 2 * g.n[d] * g.n[d];) ++want;
+        EXPECT_EQ(e[d], want) << d << " " << spherical;
+      }
+      long outside = 0, on_edge = 0;
+      for (index_t m = 0; m < g.modes(); ++m) {
+        index_t ix, iy, iz;
+        g.wave(m, ix, iy, iz);
+        if (!g.kept(ix, iy, iz)) continue;
+        outside += ix > e[0] || std::abs(iy) > e[1] || std::abs(iz) > e[2];
+        on_edge += ix == e[0] || std::abs(iy) == e[1] || std::abs(iz) == e[2];
+      }
+      EXPECT_EQ(outside, 0);
+      EXPECT_GT(on_edge, 0);
+    }
+}
+
+/// Relative l2 difference of a and b over the entries `use` selects (all when empty).
+double l2_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0, s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d += (a[i] - b[i]) * (a[i] - b[i]), s += b[i] * b[i];
+  return std::sqrt(d / s);
+}
+
+/// Pruned (Modes::kept) against full transforms on one rank, `fields` fields at once: the forward
+/// transform of random points at every mode of the box, and the backward transform of a spectrum that is
+/// zero outside the mask (the masked forward transform of the points: Hermitian, as the solver's are).
+/// Returns the larger relative l2 difference.
+template <class T>
+double pruned_difference(int dims, const Int3& n, bool spherical) {
+  using C = Complex<T>;
+  const Grid g = Grid::make(dims, n, {1.0, 2.0, 3.0}, 1, 0, spherical);
+  eddy::field::LocalSlabExchange ex;
+  SlabFft<T> fft(g, ex);
+  // Pruned along ky (3D: 2 K_y + 1 of ny rows kept) or kx (2D: K_x + 1 of nx/2 + 1 columns); the sphere
+  // keeps every ky row of an odd ny <= 17 (K_y = floor(0.471 ny) >= (ny - 1) / 2).
+  EXPECT_EQ(fft.prunes(), dims == 3 ? 2 * g.kept_extent(1) + 1 < g.n[1] : g.kept_extent(0) < g.n[0] / 2);
+  const int fields = 2;
+  const index_t cs = fft.complex_stride(), rs = fft.real_stride();
+  std::vector<T> h(static_cast<std::size_t>(rs * fields), T(0));
+  std::uint64_t seed = 12345;
+  for (int f = 0; f < fields; ++f)
+    for (index_t i = 0; i < g.points(); ++i)
+      h[static_cast<std::size_t>(f * rs + i)] = T(eddy::spectral::uniform(seed) - 0.5);
+  DeviceArray<T> phys;
+  phys.from_host(h);
+  DeviceArray<C> full(static_cast<std::size_t>(cs * fields)), pruned(full.size());
+  fft.forward(phys.data(), full.data(), fields);
+  fft.forward(phys.data(), pruned.data(), fields, eddy::spectral::Modes::kept);
+  index_t e[3] = {g.kept_extent(0), g.kept_extent(1), dims == 3 ? g.kept_extent(2) : 0};
+  std::vector<C> hf = full.to_host();
+  const std::vector<C> hp = pruned.to_host();
+  std::vector<double> a, b;
+  for (int f = 0; f < fields; ++f)
+    for (index_t m = 0; m < g.modes(); ++m) {
+      index_t ix, iy, iz;
+      g.wave(m, ix, iy, iz);
+      C& x = hf[static_cast<std::size_t>(f * cs + m)];
+      if (ix <= e[0] && std::abs(iy) <= e[1] && std::abs(iz) <= e[2]) {
+        const C y = hp[static_cast<std::size_t>(f * cs + m)];
+        a.push_back(double(y.re)), a.push_back(double(y.im)), b.push_back(double(x.re)),
+            b.push_back(double(x.im));
+      }
+      if (!g.kept(ix, iy, iz)) x = {T(0), T(0)};
+    }
+  const double forward = l2_difference(a, b);
+  DeviceArray<C> s1, s2;
+  s1.from_host(hf);
+  s2.from_host(hf);
+  DeviceArray<T> p1(h.size()), p2(h.size());
+  fft.backward(s1.data(), p1.data(), fields);
+  fft.backward(s2.data(), p2.data(), fields, eddy::spectral::Modes::kept);
+  std::vector<double> u, v;
+  const std::vector<T> h1 = p1.to_host(), h2 = p2.to_host();
+  for (int f = 0; f < fields; ++f)
+    for (index_t i = 0; i < g.points(); ++i)
+      u.push_back(double(h2[static_cast<std::size_t>(f * rs + i)])),
+          v.push_back(double(h1[static_cast<std::size_t>(f * rs + i)]));
+  return std::max(forward, l2_difference(u, v));
+}
+
+/// Pruned transforms equal the full ones: 3D and 2D, even and odd sizes (nx = 12: an odd number of kx
+/// columns, so FP32's second range of ky rows starts at an odd column and is rounded down to 16 bytes),
+/// the 2/3 rule and the sphere (which with ny = 11 keeps every ky row: the full transforms run). FFT
+/// round-off is O(eps log2 N) in the l2 norm (Gentleman & Sande 1966), for these N (<= 1080 points) 10 eps;
+/// the two algorithms differ by at most twice that, so the bound is 100 eps: 2.2e-14 in FP64, 1.2e-5 in FP32.
+TEST(Spectral, PrunedTransformsEqualTheFullOnes) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  double worst64 = 0, worst32 = 0;
+  for (bool spherical : {false, true}) {
+    for (const Int3& n : {Int3{12, 10, 9}, Int3{9, 19, 8}, Int3{7, 11, 11}}) {
+      const double e64 = pruned_difference<double>(3, n, spherical),
+                   e32 = pruned_difference<float>(3, n, spherical);
+      EXPECT_LT(e64, 100 * 2.2e-16) << "3D " << n[0] << "x" << n[1] << "x" << n[2] << " " << spherical;
+      EXPECT_LT(e32, 100 * 1.2e-7) << "3D FP32 " << n[0] << "x" << n[1] << "x" << n[2] << " " << spherical;
+      worst64 = std::max(worst64, e64), worst32 = std::max(worst32, e32);
+    }
+    for (const Int3& n : {Int3{20, 14, 1}, Int3{15, 21, 1}}) {
+      const double e64 = pruned_difference<double>(2, n, spherical),
+                   e32 = pruned_difference<float>(2, n, spherical);
+      EXPECT_LT(e64, 100 * 2.2e-16) << "2D " << n[0] << "x" << n[1] << " " << spherical;
+      EXPECT_LT(e32, 100 * 1.2e-7) << "2D FP32 " << n[0] << "x" << n[1] << " " << spherical;
+      worst64 = std::max(worst64, e64), worst32 = std::max(worst32, e32);
+    }
+  }
+  std::printf("pruned vs full transforms, largest relative l2 difference: FP64 %.2e, FP32 %.2e\n", worst64,
+              worst32);
+}
+
 }  // namespace
 
 /// The step leaves the next step's transform inputs in its work arrays (spectral_solver.cpp): whatever
@@ -487,13 +609,16 @@ TEST(Spectral, StepsDoNotDependOnWhatRunsBetweenThem) {
                 (void)busy->gradient_moments();
                 break;
               case 3:
-                busy->transforms_of_step(true);
+                busy->transforms_of_step(true, false);
                 break;
               case 4:
                 busy->load_state(busy->save_state(), busy->steps());
                 break;
               case 5:
                 busy->velocity(f);
+                break;
+              case 6:
+                busy->transforms_of_step(true, true);
                 break;
               default:
                 break;
