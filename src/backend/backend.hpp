@@ -52,6 +52,9 @@ void fill_zero(void* dst, std::size_t bytes);
 /// `src_pitch` bytes apart (packing and unpacking of transposes).
 void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows);
+/// Strided zero fill within device memory: `rows` rows of `width` bytes, `pitch` bytes apart (the rows of a
+/// transpose's destination that a pruned transpose does not write).
+void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows);
 
 /// Memory held through allocate() by this process (device memory on GPUs, host memory on the CPU backend).
 struct MemoryUsage {

@@ -79,6 +79,14 @@ void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::s
     std::memcpy(d + static_cast<std::size_t>(r) * dst_pitch, s + static_cast<std::size_t>(r) * src_pitch,
                 width);
 }
+void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {
+  if (width == 0 || rows == 0) return;  // memset with a null pointer is undefined even for 0 bytes
+  auto* d = static_cast<char*>(dst);
+  const index_t n = static_cast<index_t>(rows);
+#pragma omp parallel for schedule(static) if (n * static_cast <index_t>(width) > (index_t{1} << 20))
+  for (index_t r = 0; r < n; ++r)
+    std::memset(d + static_cast<std::size_t>(r) * pitch, 0, width);
+}
 void fill_zero(void* dst, std::size_t bytes) {
   // Parallel first touch: each thread zeroes the pages it will later work on (NUMA placement).
   auto* c = static_cast<char*>(dst);

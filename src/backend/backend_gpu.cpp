@@ -17,6 +17,7 @@
 #define gpuMemset cudaMemset
 #define gpuMemGetInfo cudaMemGetInfo
 #define gpuMemcpy2D cudaMemcpy2D
+#define gpuMemset2D cudaMemset2D
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
@@ -37,6 +38,7 @@
 #define gpuMemset hipMemset
 #define gpuMemGetInfo hipMemGetInfo
 #define gpuMemcpy2D hipMemcpy2D
+#define gpuMemset2D hipMemset2D
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
@@ -141,6 +143,12 @@ void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::s
   // (cudaDevAttrMaxPitch, 2^31 - 1 bytes), which a single row of a large array may well have.
   if (rows == 1 || (dst_pitch == width && src_pitch == width)) return copy_on_device(dst, src, width * rows);
   EDDY_GPU_CHECK(gpuMemcpy2D(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice));
+}
+
+void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {
+  if (width == 0 || rows == 0) return;
+  if (rows == 1 || pitch == width) return fill_zero(dst, width * rows);  // as copy_2d_on_device: pitch limit
+  EDDY_GPU_CHECK(gpuMemset2D(dst, pitch, 0, width, rows));
 }
 
 }  // namespace eddy::backend
