@@ -25,6 +25,11 @@ struct BlockSplit {
   }
 };
 
+/// The b-rows [lo, lo + count) of an axis.
+struct RowRange {
+  index_t lo = 0, count = 0;
+};
+
 /// The global shape of a transposed array.
 struct SlabShape {
   index_t na = 1, nb = 1, nc = 1;  ///< global extents (c fastest)
@@ -36,6 +41,27 @@ struct SlabShape {
   /// Elements between consecutive a-planes in the a-slab layout (0: contiguous, nb nc): padded planes.
   index_t a_pitch = 0;
   index_t a_plane() const { return a_pitch ? a_pitch : nb * nc; }
+  /// The b-rows a transpose moves: `row_ranges` (0, 1 or 2) disjoint ranges of the global b axis, in
+  /// increasing order; 0 (the default): every row. The other rows are neither read nor written, on either
+  /// side: the destination keeps what it held there (the pruned spectral transforms: spectral/slab_fft.hpp).
+  int row_ranges = 0;
+  RowRange rows[2] = {};
+
+  /// The moved rows among [b0, b0 + n) (one rank's block of the b axis), in increasing order, into
+  /// out[0], out[1]; returns how many ranges. Every row moved: the one range [b0, b0 + n), even if empty.
+  /// Each rank computes every other rank's from the global ranges, so both sides of a message agree.
+  int moved_rows(index_t b0, index_t n, RowRange out[2]) const {
+    if (row_ranges == 0) {
+      out[0] = {b0, n};
+      return 1;
+    }
+    int k = 0;
+    for (int i = 0; i < row_ranges; ++i) {
+      const index_t lo = std::max(b0, rows[i].lo), hi = std::min(b0 + n, rows[i].lo + rows[i].count);
+      if (lo < hi) out[k++] = {lo, hi - lo};
+    }
+    return k;
+  }
 };
 
 /// Transposes and reductions over the ranks of a slab decomposition. Collective: every rank calls each
@@ -101,7 +127,7 @@ class LocalSlabExchange final : public SlabExchange {
   static void copy(bool out_b, const SlabShape& s, const void* in, index_t in_stride, void* out,
                    index_t out_stride, int fields) {
     // Per outer array: na planes of nb nc elements, a_plane() apart on the a side, contiguous on the b side
-    // (whose outer arrays are b_outer apart).
+    // (whose outer arrays are b_outer apart); of each plane, the moved rows.
     const index_t width = s.nb * s.nc, ap = s.a_plane();
     const index_t b_outer = s.b_outer_stride ? s.b_outer_stride : s.na * width;
     const std::size_t e = s.elem_bytes;
@@ -114,12 +140,16 @@ class LocalSlabExchange final : public SlabExchange {
                        at((out_b ? in_stride : out_stride) * f + o * s.na * ap);
         char* b_side = static_cast<char*>(out_b ? out : const_cast<void*>(in)) +
                        at((out_b ? out_stride : in_stride) * f + o * b_outer);
-        if (out_b)
-          backend::copy_2d_on_device(b_side, at(width), a_side, at(ap), at(width),
-                                     static_cast<std::size_t>(s.na));
-        else
-          backend::copy_2d_on_device(a_side, at(ap), b_side, at(width), at(width),
-                                     static_cast<std::size_t>(s.na));
+        RowRange rows[2];
+        for (int i = 0, n = s.moved_rows(0, s.nb, rows); i < n; ++i) {  // every row: [0, nb)
+          const std::size_t row = at(rows[i].lo * s.nc), bytes = at(rows[i].count * s.nc);
+          if (out_b)
+            backend::copy_2d_on_device(b_side + row, at(width), a_side + row, at(ap), bytes,
+                                       static_cast<std::size_t>(s.na));
+          else
+            backend::copy_2d_on_device(a_side + row, at(ap), b_side + row, at(width), bytes,
+                                       static_cast<std::size_t>(s.na));
+        }
       }
     timer.to(caller);
   }

@@ -31,71 +31,130 @@ void MpiSlabExchange::b_to_a(const field::SlabShape& s, const void* in, index_t 
 }
 
 // The message between this rank (r) and rank q holds, per field and outer array, the block [a-planes of
-// the a-owner] x [b-rows of the b-owner] x [all c]: for a to_b transpose r owns the a-planes of the source
-// and q the b-rows of the destination, for b_to_a the other way round. In the b-slab layout [a][b_local][c]
-// the block is contiguous (one run per outer array, b_outer apart); in the a-slab layout [a_local][b][c]
-// it is `nal` rows of `nbq * nc` elements, a_plane() apart, and the outer arrays continue the rows evenly:
-// one strided block copy per field and peer, on the device, each way.
+// the a-owner] x [moved b-rows of the b-owner] x [all c]: for a to_b transpose r owns the a-planes of the
+// source and q the b-rows of the destination, for b_to_a the other way round. The moved rows of a b-owner's
+// block (field::SlabShape::moved_rows: all of them, or their intersection with at most two global ranges)
+// are the same on both sides, so are the message sizes. Per moved range the message holds [outer][a][rows]
+// [c], the ranges one after the other. In the a-slab layout [a_local][b][c] a range is `nal` rows of
+// `rows * nc` elements, a_plane() apart, and the outer arrays continue the rows evenly: one strided block
+// copy per field, peer and range. In the b-slab layout [a][b_local][c] a whole block is contiguous per
+// outer array (b_outer apart): one strided copy; a part of it is per outer array naq rows of rows * nc
+// elements, nbl * nc apart.
 struct MpiSlabExchange::Blocks {
   bool to_b;
   int P, r;
   std::size_t e;
-  index_t na, nb, nc, O, nal, nbl, b_outer, ap;
-  // The own block goes straight from source to destination when that is one strided copy (one outer
-  // array); otherwise it is packed into its receive segment and unpacked like the others.
+  const field::SlabShape& s;
+  index_t na, nb, nc, O, nal, nbl, b0, b_outer, ap;
+  // The own block goes straight from source to destination when that is one strided copy per range (one
+  // outer array); otherwise it is packed into its receive segment and unpacked like the others.
   bool direct;
 
-  Blocks(bool to_b_, const field::SlabShape& s, int P_, int r_)
+  Blocks(bool to_b_, const field::SlabShape& s_, int P_, int r_)
       : to_b(to_b_),
         P(P_),
         r(r_),
-        e(s.elem_bytes),
-        na(s.na),
-        nb(s.nb),
-        nc(s.nc),
-        O(s.outer),
+        e(s_.elem_bytes),
+        s(s_),
+        na(s_.na),
+        nb(s_.nb),
+        nc(s_.nc),
+        O(s_.outer),
         nal(BlockSplit::count(na, P, r)),
         nbl(BlockSplit::count(nb, P, r)),
-        b_outer(s.b_outer_stride ? s.b_outer_stride : na * nbl * nc),
-        ap(s.a_plane()),
+        b0(BlockSplit::start(nb, P, r)),
+        b_outer(s_.b_outer_stride ? s_.b_outer_stride : na * nbl * nc),
+        ap(s_.a_plane()),
         direct(O == 1) {}
 
-  /// Elements per field sent to q (to_b: my a-planes x q's b-rows; b_to_a: q's a-planes x my b-rows) and
-  /// received from q (the transposed roles), packed [outer][a][b][c].
+  /// The moved rows of p's b-block; `count` their number.
+  int rows_of(int p, field::RowRange rows[2], index_t& count) const {
+    const int n = s.moved_rows(BlockSplit::start(nb, P, p), BlockSplit::count(nb, P, p), rows);
+    count = 0;
+    for (int i = 0; i < n; ++i) count += rows[i].count;
+    return n;
+  }
+  /// Elements per field sent to q (to_b: my a-planes x q's moved b-rows; b_to_a: q's a-planes x my moved
+  /// b-rows) and received from q (the transposed roles), packed [range][outer][a][b][c].
   void sizes(int q, index_t& send_n, index_t& recv_n) const {
-    const index_t naq = BlockSplit::count(na, P, q), nbq = BlockSplit::count(nb, P, q);
-    send_n = O * (to_b ? nal * nbq : naq * nbl) * nc;
-    recv_n = O * (to_b ? naq * nbl : nal * nbq) * nc;
+    field::RowRange rows[2];
+    index_t mine = 0, theirs = 0;
+    rows_of(r, rows, mine);
+    rows_of(q, rows, theirs);
+    const index_t naq = BlockSplit::count(na, P, q);
+    send_n = O * (to_b ? nal * theirs : naq * mine) * nc;
+    recv_n = O * (to_b ? naq * mine : nal * theirs) * nc;
+  }
+  /// Between a packed segment and the a-slab layout (my a-planes): the moved rows of the b-owner p.
+  void a_side(bool to_seg, int p, char* seg, char* slab) const {
+    field::RowRange rows[2];
+    index_t count = 0;
+    for (int i = 0, n = rows_of(p, rows, count); i < n; ++i) {
+      const std::size_t width = at(rows[i].count * nc, e);
+      char* a = slab + at(rows[i].lo * nc, e);
+      if (to_seg)
+        backend::copy_2d_on_device(seg, width, a, at(ap, e), width, static_cast<std::size_t>(O * nal));
+      else
+        backend::copy_2d_on_device(a, at(ap, e), seg, width, width, static_cast<std::size_t>(O * nal));
+      seg += width * static_cast<std::size_t>(O * nal);
+    }
+  }
+  /// Between a packed segment and the b-slab layout (my b-rows): the a-planes of the a-owner p, my moved
+  /// rows of each.
+  void b_side(bool to_seg, int p, char* seg, char* slab) const {
+    const index_t nap = BlockSplit::count(na, P, p), a0p = BlockSplit::start(na, P, p);
+    field::RowRange rows[2];
+    index_t count = 0;
+    const int n = rows_of(r, rows, count);
+    if (n == 1 && rows[0].count == nbl) {  // the whole block: contiguous per outer array
+      const std::size_t block = at(nap * nbl * nc, e);
+      char* b = slab + at(a0p * nbl * nc, e);
+      if (to_seg)
+        backend::copy_2d_on_device(seg, block, b, at(b_outer, e), block, static_cast<std::size_t>(O));
+      else
+        backend::copy_2d_on_device(b, at(b_outer, e), seg, block, block, static_cast<std::size_t>(O));
+      return;
+    }
+    for (int i = 0; i < n; ++i) {
+      const std::size_t width = at(rows[i].count * nc, e);
+      for (index_t o = 0; o < O; ++o) {
+        char* b = slab + at(o * b_outer + (a0p * nbl + rows[i].lo - b0) * nc, e);
+        if (to_seg)
+          backend::copy_2d_on_device(seg, width, b, at(nbl * nc, e), width, static_cast<std::size_t>(nap));
+        else
+          backend::copy_2d_on_device(b, at(nbl * nc, e), seg, width, width, static_cast<std::size_t>(nap));
+        seg += width * static_cast<std::size_t>(nap);
+      }
+    }
   }
   void pack(int q, const char* fin, char* fseg) const {
-    const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
-    const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
-    if (to_b)  // rows of my a-planes, q's b-range of each
-      backend::copy_2d_on_device(fseg, at(nbq * nc, e), fin + at(b0q * nc, e), at(ap, e), at(nbq * nc, e),
-                                 static_cast<std::size_t>(O * nal));
-    else  // q's a-planes of my b-rows: contiguous per outer array
-      backend::copy_2d_on_device(fseg, at(naq * nbl * nc, e), fin + at(a0q * nbl * nc, e), at(b_outer, e),
-                                 at(naq * nbl * nc, e), static_cast<std::size_t>(O));
+    if (to_b)  // rows of my a-planes, q's moved b-rows of each
+      a_side(true, q, fseg, const_cast<char*>(fin));
+    else  // q's a-planes of my moved b-rows
+      b_side(true, q, fseg, const_cast<char*>(fin));
   }
   void unpack(int q, const char* fseg, char* fout) const {
-    const index_t naq = BlockSplit::count(na, P, q), a0q = BlockSplit::start(na, P, q);
-    const index_t nbq = BlockSplit::count(nb, P, q), b0q = BlockSplit::start(nb, P, q);
-    if (to_b)  // q's a-planes of my b-rows: contiguous per outer array in the b-slab layout
-      backend::copy_2d_on_device(fout + at(a0q * nbl * nc, e), at(b_outer, e), fseg, at(naq * nbl * nc, e),
-                                 at(naq * nbl * nc, e), static_cast<std::size_t>(O));
-    else  // my a-planes, q's b-range of each
-      backend::copy_2d_on_device(fout + at(b0q * nc, e), at(ap, e), fseg, at(nbq * nc, e), at(nbq * nc, e),
-                                 static_cast<std::size_t>(O * nal));
+    if (to_b)  // q's a-planes of my moved b-rows
+      b_side(false, q, const_cast<char*>(fseg), fout);
+    else  // my a-planes, q's moved b-rows of each
+      a_side(false, q, const_cast<char*>(fseg), fout);
   }
-  /// The own block from the source to the destination layout, one strided copy (direct only).
+  /// The own block from the source to the destination layout, one strided copy per moved range (direct
+  /// only).
   void own(const char* fin, char* fout) const {
-    const index_t a0 = BlockSplit::start(na, P, r), b0 = BlockSplit::start(nb, P, r);
-    if (to_b)
-      backend::copy_2d_on_device(fout + at(a0 * nbl * nc, e), at(nbl * nc, e), fin + at(b0 * nc, e),
-                                 at(ap, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
-    else
-      backend::copy_2d_on_device(fout + at(b0 * nc, e), at(ap, e), fin + at(a0 * nbl * nc, e),
-                                 at(nbl * nc, e), at(nbl * nc, e), static_cast<std::size_t>(nal));
+    const index_t a0 = BlockSplit::start(na, P, r);
+    field::RowRange rows[2];
+    index_t count = 0;
+    for (int i = 0, n = rows_of(r, rows, count); i < n; ++i) {
+      const std::size_t width = at(rows[i].count * nc, e);
+      const std::size_t a = at(rows[i].lo * nc, e), b = at((a0 * nbl + rows[i].lo - b0) * nc, e);
+      if (to_b)
+        backend::copy_2d_on_device(fout + b, at(nbl * nc, e), fin + a, at(ap, e), width,
+                                   static_cast<std::size_t>(nal));
+      else
+        backend::copy_2d_on_device(fout + a, at(ap, e), fin + b, at(nbl * nc, e), width,
+                                   static_cast<std::size_t>(nal));
+    }
   }
 };
 
@@ -109,8 +168,13 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
                             void* out, index_t out_stride, int fields) {
   if (pending_) throw Error("MpiSlabExchange: a transpose is already in flight");
   const Blocks k(to_b, s, comm_.size(), comm_.rank());
-  const std::size_t send_total = at(fields * k.O * (to_b ? k.nal * k.nb : k.na * k.nbl) * k.nc, k.e);
-  const std::size_t recv_total = at(fields * k.O * (to_b ? k.na * k.nbl : k.nal * k.nb) * k.nc, k.e);
+  std::size_t send_total = 0, recv_total = 0;
+  for (int q = 0; q < k.P; ++q) {
+    index_t send_n = 0, recv_n = 0;
+    k.sizes(q, send_n, recv_n);
+    send_total += at(fields * send_n, k.e);
+    recv_total += at(fields * recv_n, k.e);
+  }
   if (send_.size() < send_total) send_.resize(send_total);
   if (recv_.size() < recv_total) recv_.resize(recv_total);
   const auto* src = static_cast<const char*>(in);

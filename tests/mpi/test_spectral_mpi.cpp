@@ -2,6 +2,7 @@
 //  - slab transposes move every element to where the layouts say (values encode their global index),
 //    for even and uneven splits, several fields at once, 8- and 16-byte elements, and back; also with
 //    several outer arrays and padded planes (the pencil decomposition's row and column transposes);
+//    row-subset transposes (the pruned transforms') move exactly the kept b-rows and touch nothing else;
 //  - the distributed FFT equals the one-rank FFT of the whole field, on every process grid of the rank
 //    count (slab 1 x P, pencils P1 x P2: on 4 ranks 2 x 2 and 4 x 1, on 2 ranks 2 x 1), and so do the
 //    pruned transforms (Modes::kept) inside the box of the dealiasing mask (2/3 rule and sphere);
@@ -20,6 +21,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -125,6 +127,101 @@ TEST(SpectralMpi, TransposesPutEveryElementInPlace) {
     check_transpose<Complex<double>>(mode, 7, 5, 1, 2, 3, 4, 0);
     check_transpose<Complex<double>>(mode, 6, 9, 1, 1, 2, 0, 0);
     check_transpose<Complex<double>>(mode, 5, 7, 3, 2, 1, 0, 6);
+  }
+}
+
+/// A transpose that moves only the b-rows of `ranges` (field::SlabShape::rows, global [lo, lo + count)):
+/// those rows arrive where the layouts say (check_transpose's codes), and every other element of the
+/// destination (the skipped rows of every plane, the padding) keeps the value it held, both ways. The
+/// sources hold codes at every row, so a skipped row that moved would show.
+template <class E>
+void check_row_transpose(field::SlabExchange& ex, const std::string& what, index_t na, index_t nb, index_t nc,
+                         int fields, const std::vector<field::RowRange>& ranges, index_t outer = 1,
+                         index_t b_pad = 0, index_t a_pad = 0) {
+  const int P = ex.ranks(), r = ex.rank();
+  const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
+  const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
+  field::SlabShape s{na, nb, nc, sizeof(E)};
+  s.outer = outer;
+  s.b_outer_stride = b_pad ? na * nbl * nc + b_pad : 0;
+  s.a_pitch = a_pad ? nb * nc + a_pad : 0;
+  s.row_ranges = static_cast<int>(ranges.size());
+  for (std::size_t i = 0; i < ranges.size(); ++i) s.rows[i] = ranges[i];
+  auto moved = [&](index_t b) {
+    for (const field::RowRange& k : ranges)
+      if (b >= k.lo && b < k.lo + k.count) return true;
+    return false;
+  };
+  const index_t ap = s.a_plane(), bo = na * nbl * nc + b_pad;
+  const index_t a_stride = outer * nal * ap + 3, b_stride = outer * bo + 5;  // padded strides
+  const E untouched = element<E>(-1.0);
+  // Both layouts with the codes of every element (the sources), and where each element sits.
+  std::vector<E> a_codes(static_cast<std::size_t>(a_stride * fields), untouched), b_codes(
+      static_cast<std::size_t>(b_stride * fields), untouched);
+  std::vector<char> a_moved(a_codes.size(), 0), b_moved(b_codes.size(), 0);
+  for (int f = 0; f < fields; ++f)
+    for (index_t o = 0; o < outer; ++o) {
+      for (index_t a = 0; a < nal; ++a)
+        for (index_t b = 0; b < nb; ++b)
+          for (index_t c = 0; c < nc; ++c) {
+            const auto i = static_cast<std::size_t>(f * a_stride + (o * nal + a) * ap + b * nc + c);
+            a_codes[i] = element<E>(code(f, o * na + a0 + a, b, c, nb, nc));
+            a_moved[i] = moved(b);
+          }
+      for (index_t a = 0; a < na; ++a)
+        for (index_t b = 0; b < nbl; ++b)
+          for (index_t c = 0; c < nc; ++c) {
+            const auto i = static_cast<std::size_t>(f * b_stride + o * bo + (a * nbl + b) * nc + c);
+            b_codes[i] = element<E>(code(f, o * na + a, b0 + b, c, nb, nc));
+            b_moved[i] = moved(b0 + b);
+          }
+    }
+  long wrong = 0;
+  auto check = [&](const std::vector<E>& got, const std::vector<E>& codes, const std::vector<char>& in) {
+    for (std::size_t i = 0; i < got.size(); ++i) wrong += !same(got[i], in[i] ? codes[i] : untouched);
+  };
+  DeviceArray<E> a_in, b_in, a_out(a_codes.size()), b_out(b_codes.size());
+  a_in.from_host(a_codes);
+  b_in.from_host(b_codes);
+  const std::vector<E> a_blank(a_codes.size(), untouched), b_blank(b_codes.size(), untouched);
+  a_out.from_host(a_blank);
+  b_out.from_host(b_blank);
+  ex.a_to_b(s, a_in.data(), a_stride, b_out.data(), b_stride, fields);
+  check(b_out.to_host(), b_codes, b_moved);
+  ex.b_to_a(s, b_in.data(), b_stride, a_out.data(), a_stride, fields);
+  check(a_out.to_host(), a_codes, a_moved);
+  // The split form (start, then finish), as the overlapped transforms call it.
+  a_out.from_host(a_blank);
+  b_out.from_host(b_blank);
+  ex.start(true, s, a_in.data(), a_stride, b_out.data(), b_stride, fields);
+  ex.finish();
+  check(b_out.to_host(), b_codes, b_moved);
+  ex.start(false, s, b_in.data(), b_stride, a_out.data(), a_stride, fields);
+  ex.finish();
+  check(a_out.to_host(), a_codes, a_moved);
+  long moved_rows = 0;
+  for (index_t b = 0; b < nb; ++b) moved_rows += moved(b);
+  EXPECT_EQ(world().sum(wrong), 0) << what << ": " << outer << " x " << na << "x" << nb << "x" << nc
+                                   << " fields " << fields << ", " << moved_rows << " rows moved, pads "
+                                   << b_pad << ", " << a_pad;
+}
+
+/// Row-subset transposes on every transport of this build and the one-rank exchange: ranges that give
+/// ranks all, some (one or both ranges cut) or none of their rows on 2, 3 and 4 ranks (nb = 9 over 4:
+/// 0-2, 3-4, 5-6, 7-8), uneven splits, one or two ranges, several outer arrays with padded planes.
+TEST(SpectralMpi, RowSubsetTransposesMoveOnlyTheKeptRows) {
+  std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> exchanges;
+  for (const std::string& mode : test::available_transports())
+    exchanges.emplace_back(mode, std::make_unique<parallel::MpiSlabExchange>(
+                                     world(), parallel::make_transport(mode, world())));
+  exchanges.emplace_back("local", std::make_unique<field::LocalSlabExchange>());
+  for (auto& [what, ex] : exchanges) {
+    check_row_transpose<double>(*ex, what, 7, 9, 3, 2, {{0, 3}, {6, 3}});  // the 2/3 rule's shape (3D)
+    check_row_transpose<double>(*ex, what, 8, 9, 2, 1, {{0, 4}, {7, 2}});
+    check_row_transpose<Complex<double>>(*ex, what, 6, 7, 1, 2, {{0, 4}});  // 2D: kx <= K
+    check_row_transpose<Complex<double>>(*ex, what, 5, 6, 2, 1, {{2, 2}});  // one range inside
+    check_row_transpose<Complex<double>>(*ex, what, 5, 9, 4, 2, {{0, 2}, {5, 4}}, 2, 4, 3);
+    check_row_transpose<Complex<double>>(*ex, what, 3, 8, 2, 1, {{1, 3}, {6, 1}}, 3, 0, 5);
   }
 }
 
