@@ -82,6 +82,21 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
       along_a_fwd_.emplace(FftKind::c2c_forward, along_a);
       along_a_bwd_.emplace(FftKind::c2c_backward, along_a);
       tmp_stride_ = padded_stride(g.na_local * g.nb * g.nc);
+      // The transposes of Modes::kept move the kept b-rows only where the whole axis keeps at most 80 % of
+      // its rows: a decision of the global grid alone, so every rank makes the same (the sizes of each
+      // message must agree on both sides), whichever ranks prune their c2c along a.
+      std::vector<field::RowRange> rows = kept_rows(g.nb, b_half, b_extent);
+      index_t kept = 0;
+      for (const field::RowRange& r : rows) kept += r.count;
+      if (worth_pruning(kept, g.nb)) {
+        index_t next = 0;
+        for (const field::RowRange& r : rows) {
+          if (r.lo > next) zeroed_b_.push_back({next, r.lo - next});
+          next = r.lo + r.count;
+        }
+        if (next < g.nb) zeroed_b_.push_back({next, g.nb - next});
+        moved_b_ = std::move(rows);
+      }
     }
   }
   std::vector<FftPlan<T>*> plans;
@@ -100,19 +115,37 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
 
 // The kept rows of an axis of the spectral array: a full axis (wave numbers 0 .. n/2, then the negative
 // ones) keeps [0, K] and [n - K, n), the half axis of the r2c transform (kx >= 0) [0, K], K the extent of
-// the mask along it. Rounded to the rank's rows, each range is one batch of columns (rows x width); its
-// first column is rounded down to 16 bytes (FFT arrays must be aligned so: fft.hpp), which adds at most
-// one column of another row, harmless both ways (forward: a valid extra result; backward: a zero column
-// transformed to zeros).
+// the mask along it.
+template <class T>
+std::vector<field::RowRange> SlabFft<T>::kept_rows(index_t axis, bool half_axis, index_t extent) {
+  std::vector<field::RowRange> ranges{{0, std::min(extent + 1, axis)}};
+  if (!half_axis && extent > 0) {
+    const index_t lo = std::max(axis - extent, extent + 1);
+    if (lo < axis) ranges.push_back({lo, axis - lo});
+  }
+  return ranges;
+}
+
+// Pruning pays where it skips enough: on an H200 (cases/benchmarks/results/2026-11-30d-h200) one rank's
+// 512^3 transforms took 0.91x the full 3D plan's time with the 2/3 rule (2/3 of the ky rows kept) and
+// 1.014x with the spherical mask (94 % kept), so ranks keeping more than 80 % of their rows run whole.
+template <class T>
+bool SlabFft<T>::worth_pruning(index_t kept, index_t rows) {
+  return kept * 5 <= rows * 4;
+}
+
+// Rounded to the rank's rows, each range of kept rows is one batch of columns (rows x width); its first
+// column is rounded down to 16 bytes (FFT arrays must be aligned so: fft.hpp), which adds at most one
+// column of another row, harmless both ways (forward: an extra result outside the box; backward: a zero
+// column transformed to zeros).
 template <class T>
 auto SlabFft<T>::kept_columns(index_t n, index_t axis, bool half_axis, index_t extent, index_t r0,
                               index_t rows, index_t width, bool& pruned) -> std::vector<Columns> {
-  std::vector<std::pair<index_t, index_t>> ranges{{0, std::min(extent + 1, axis)}};
-  if (!half_axis && extent > 0) ranges.push_back({std::max(axis - extent, extent + 1), axis});
   std::vector<Columns> out;
   index_t kept = 0;
   const index_t align = std::max<index_t>(1, index_t(16 / sizeof(C)));
-  for (const auto& [lo, hi] : ranges) {
+  for (const field::RowRange& range : kept_rows(axis, half_axis, extent)) {
+    const index_t lo = range.lo, hi = range.lo + range.count;
     const index_t a = std::max(lo, r0) - r0, b = std::min(hi, r0 + rows) - r0;
     if (a >= b) continue;
     kept += b - a;
@@ -124,10 +157,7 @@ auto SlabFft<T>::kept_columns(index_t n, index_t axis, bool half_axis, index_t e
     l.in_dist = l.out_dist = 1;
     out.push_back(Columns{first, FftPlan<T>(FftKind::c2c_forward, l), FftPlan<T>(FftKind::c2c_backward, l)});
   }
-  // Pruning pays where it skips enough: on an H200 (cases/benchmarks/results/2026-11-30d-h200) one rank's
-  // 512^3 transforms took 0.91x the full 3D plan's time with the 2/3 rule (2/3 of the ky rows kept) and
-  // 1.014x with the spherical mask (94 % kept), so ranks keeping more than 80 % of their rows run whole.
-  pruned = kept * 5 <= rows * 4;
+  pruned = worth_pruning(kept, rows);
   if (!pruned) out.clear();
   return out;
 }
@@ -155,6 +185,27 @@ field::SlabShape SlabFft<T>::column_shape() const {
   field::SlabShape s{g_.na, g_.nb, g_.nc_local, sizeof(C)};
   s.a_pitch = y_plane_;
   return s;
+}
+
+template <class T>
+field::SlabShape SlabFft<T>::slab_shape(Modes modes) const {
+  field::SlabShape s{g_.na, g_.nb, g_.nc, sizeof(C)};
+  if (modes == Modes::kept) {
+    s.row_ranges = static_cast<int>(moved_b_.size());
+    std::copy(moved_b_.begin(), moved_b_.end(), s.rows);
+  }
+  return s;
+}
+
+// The a-slab buffer [a_local][b][c] holds, before a c2r transform, whatever its last use left (the c2r
+// overwrites its input): the rows that the pruned transpose skips are zeroed, one strided block per range
+// (3D, 2/3 rule: ky in (K, ny - K), one block of every local plane; 2D: kx > K).
+template <class T>
+void SlabFft<T>::zero_skipped_rows(C* a_slab) const {
+  const std::size_t e = sizeof(C);
+  for (const field::RowRange& r : zeroed_b_)
+    backend::fill_zero_2d(a_slab + r.lo * g_.nc, static_cast<std::size_t>(g_.nb * g_.nc) * e,
+                          static_cast<std::size_t>(r.count * g_.nc) * e, static_cast<std::size_t>(g_.na_local));
 }
 
 template <class T>
@@ -229,9 +280,16 @@ void SlabFft<T>::backward(C* spec, T* phys, int fields, Modes modes) {
     }
     return;
   }
+  // Pruned slab transposes leave the skipped rows of tmp_ as they were: zeroed just before each field's
+  // c2r, in the stage after that field's transpose has finished (pipeline()).
   distributed(
-      false, [&](int f) { c2r_->execute(tmp_.data() + f * tmp_stride_, phys + f * real_stride_); }, spec,
-      fields, modes);
+      false,
+      [&](int f) {
+        C* a_slab = tmp_.data() + f * tmp_stride_;
+        if (modes == Modes::kept) zero_skipped_rows(a_slab);
+        c2r_->execute(a_slab, phys + f * real_stride_);
+      },
+      spec, fields, modes);
 }
 
 // The P-rank transform as a chain, in forward order: stage 0 (the real transforms, `real`), transpose 0,
@@ -259,7 +317,7 @@ void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* 
     stages.emplace_back([&](int f) { along_y(fwd, f, modes); });
     transposes.push_back({&ex_, column_shape(), ytmp, ytmp_stride_, spec, complex_stride_});
   } else {
-    transposes.push_back({&ex_, {g_.na, g_.nb, g_.nc, sizeof(C)}, tmp, tmp_stride_, spec, complex_stride_});
+    transposes.push_back({&ex_, slab_shape(modes), tmp, tmp_stride_, spec, complex_stride_});
   }
   stages.emplace_back([&](int f) { along_a(fwd, spec + f * complex_stride_, modes); });
   if (!fwd) {

@@ -19,14 +19,19 @@
 ///   - backward's input MUST be zero at every mode outside the box (the result is then the full
 ///     transform's, to round-off); a buffer that a c2r transform has overwritten holds garbage there
 ///     unless its producer wrote every mode again;
-///   - forward's output is valid only inside the box; elsewhere it holds unspecified (finite) values.
+///   - forward's output is valid only inside the box; elsewhere it holds unspecified values (finite
+///     where `spec` held finite values: rows the pruned transposes skip keep what it held).
 /// The transforms skip the lines that only carry modes outside the box: one rank, 3D, (y, x)-plane r2c
 /// batched over z and c2c along z over the kept ky rows only (two calls: ky in [0, K_y] and
 /// [ny - K_y, ny)); 2D, x-row r2c and c2c along y over the kept kx columns; P ranks, the c2c along a over
 /// the kept b-rows of the local range (0, 1 or 2 ranges); pencils, also the c2c along y over the kept
 /// local kx columns. A rank that keeps more than 80 % of its rows (the sphere keeps 94 %) runs the full
-/// transforms: skipping so little was slower on an H200 (slab_fft.cpp). Modes::all (the default) is
-/// the full transform: every mode in, every mode out (the floor the benches time).
+/// transforms: skipping so little was slower on an H200 (slab_fft.cpp). Slab, P ranks, where the whole b
+/// axis keeps at most 80 % of its rows (the 2/3 rule; a decision of the grid, the same on every rank),
+/// the transposes move the kept b-rows only (field::SlabShape::rows; a third fewer bytes), and backward
+/// zeroes the other rows of the a-slab buffer before each field's c2r; the pencils' transposes move every
+/// row. Modes::all (the default) is the full transform: every mode in, every mode out (the floor the
+/// benches time).
 #include <functional>
 #include <memory>
 #include <optional>
@@ -57,7 +62,7 @@ class SlabFft {
   void backward(C* spec, T* phys, int fields, Modes modes = Modes::all);
 
   /// Whether Modes::kept skips anything on this rank (false: it runs the full transforms).
-  bool prunes() const { return prune_a_ || prune_y_; }
+  bool prunes() const { return prune_a_ || prune_y_ || !moved_b_.empty(); }
 
   index_t real_stride() const { return real_stride_; }
   index_t complex_stride() const { return complex_stride_; }
@@ -75,11 +80,20 @@ class SlabFft {
     index_t first;
     backend::FftPlan<T> fwd, bwd;
   };
+  /// The kept rows of an axis of `axis` rows of the spectral array (slab_fft.cpp), 1 or 2 ranges.
+  static std::vector<field::RowRange> kept_rows(index_t axis, bool half_axis, index_t extent);
+  /// Whether keeping `kept` of `rows` rows skips enough to run pruned (the 80 % rule).
+  static bool worth_pruning(index_t kept, index_t rows);
   /// The plans (n points along the transform) over the kept ones of this rank's rows [r0, r0 + rows) of
   /// an axis of `axis` rows (a full axis of wave numbers, or the half axis kx >= 0), each row `width`
   /// columns; none when every local row is kept (`pruned` false).
   static std::vector<Columns> kept_columns(index_t n, index_t axis, bool half_axis, index_t extent,
                                            index_t r0, index_t rows, index_t width, bool& pruned);
+  /// The slab transpose's shape: Modes::kept moves the kept b-rows only (moved_b_; none: every row).
+  field::SlabShape slab_shape(Modes modes) const;
+  /// Slab, backward, Modes::kept: zero the rows of one field's a-slab buffer (tmp_) that the transpose
+  /// does not write (zeroed_b_), before its c2r transform.
+  void zero_skipped_rows(C* a_slab) const;
   /// The c2c transforms along a (in place, one field): all columns, or the kept ones.
   void along_a(bool fwd, C* data, Modes modes);
   /// Pencil: the c2c transforms along y of every z-plane of field f of ytmp_.
@@ -102,6 +116,9 @@ class SlabFft {
   std::optional<backend::FftPlan<T>> along_y_fwd_, along_y_bwd_;  // pencil only (one z-plane)
   std::vector<Columns> kept_a_, kept_y_;  // along a (pencil: z) and along y, over the kept rows only
   bool prune_a_ = false, prune_y_ = false;
+  // Slab, P ranks, where the whole b axis keeps few enough rows (the same on every rank): the kept
+  // b-rows, which the transposes of Modes::kept move, and the others; both empty otherwise.
+  std::vector<field::RowRange> moved_b_, zeroed_b_;
   backend::DeviceArray<C> tmp_;   // a-slab spectral buffer (P ranks only); pencil: x-pencils [z_l][y_l][kx]
   backend::DeviceArray<C> ytmp_;  // pencil: y-pencils [z_l][y][kx_l], planes y_plane_ apart
   index_t ytmp_stride_ = 0, y_plane_ = 0;
