@@ -68,8 +68,20 @@ double code(int f, index_t a, index_t b, index_t c, index_t nb, index_t nc) {
   return 1e6 * f + double((a * nb + b) * nc + c);
 }
 
-/// `outer` arrays per field; `b_pad` elements of padding after each outer array of the b-slab layout,
-/// `a_pad` after each a-plane of the a-slab layout (field::SlabShape's b_outer_stride and a_pitch).
+/// The shape of `outer` arrays per field of E; `b_pad` elements of padding after each outer array of the
+/// b-slab layout (of `nbl` local rows), `a_pad` after each a-plane of the a-slab layout
+/// (field::SlabShape's b_outer_stride and a_pitch).
+template <class E>
+field::SlabShape padded_shape(index_t na, index_t nb, index_t nc, index_t nbl, index_t outer, index_t b_pad,
+                              index_t a_pad) {
+  field::SlabShape s{na, nb, nc, sizeof(E)};
+  s.outer = outer;
+  s.b_outer_stride = b_pad ? na * nbl * nc + b_pad : 0;
+  s.a_pitch = a_pad ? nb * nc + a_pad : 0;
+  return s;
+}
+
+/// A transpose there and back of padded_shape's arrays.
 template <class E>
 void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc, int fields,
                      index_t outer = 1, index_t b_pad = 0, index_t a_pad = 0) {
@@ -78,10 +90,7 @@ void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc
   const int P = comm.size(), r = comm.rank();
   const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
   const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
-  field::SlabShape s{na, nb, nc, sizeof(E)};
-  s.outer = outer;
-  s.b_outer_stride = b_pad ? na * nbl * nc + b_pad : 0;
-  s.a_pitch = a_pad ? nb * nc + a_pad : 0;
+  const field::SlabShape s = padded_shape<E>(na, nb, nc, nbl, outer, b_pad, a_pad);
   const index_t ap = s.a_plane(), bo = na * nbl * nc + b_pad;
   const index_t in_stride = outer * nal * ap + 3, out_stride = outer * bo + 5;  // padded strides
   // Codes: the outer index counts as one more slow dimension (o * na + a).
@@ -141,10 +150,7 @@ void check_row_transpose(field::SlabExchange& ex, const std::string& what, index
   const int P = ex.ranks(), r = ex.rank();
   const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
   const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
-  field::SlabShape s{na, nb, nc, sizeof(E)};
-  s.outer = outer;
-  s.b_outer_stride = b_pad ? na * nbl * nc + b_pad : 0;
-  s.a_pitch = a_pad ? nb * nc + a_pad : 0;
+  field::SlabShape s = padded_shape<E>(na, nb, nc, nbl, outer, b_pad, a_pad);
   s.row_ranges = static_cast<int>(ranges.size());
   for (std::size_t i = 0; i < ranges.size(); ++i) s.rows[i] = ranges[i];
   auto moved = [&](index_t b) {
