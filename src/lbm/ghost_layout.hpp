@@ -34,8 +34,8 @@ inline field::PaddedGrid padded_grid(int dims, const Int3& cells) {
 }
 
 /// The axes a block of extent `ext` wraps itself (bit d): periodic at both ends and spanned whole by
-/// the block. Links across them go straight to the image cell (stream_collide_k.hpp: wrapped_faces_at), so their
-/// ghost cells are neither used nor filled.
+/// the block. Links across them go straight to the image cell (stream_collide_k.hpp: wrapped_faces_at), so
+/// their ghost cells are neither used nor filled.
 inline unsigned wrapped_axes(const Setup& s, const Int3& ext) {
   unsigned axes = 0;
   for (int d = 0; d < s.dims; ++d) {
