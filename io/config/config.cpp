@@ -933,6 +933,8 @@ void check_line_structure(const std::string& text, const std::string& file_name)
       }
     }
     char quote = 0;
+    bool token_start = true;  // a quote opens a quoted scalar only as a token's first character: in
+                              // `{a: tru"}` the '"' belongs to the plain scalar and the '}' closes the map
     std::size_t last_significant = std::string::npos;
     for (std::size_t i = k; i < line.size(); ++i) {
       const char c = line[i];
@@ -942,12 +944,18 @@ void check_line_structure(const std::string& text, const std::string& file_name)
         continue;
       }
       if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) break;
-      if (c == '"' || c == '\'') quote = c;
+      if ((c == '"' || c == '\'') && token_start) quote = c;
       if (c == '[' || c == '{') ++depth;
       if ((c == ']' || c == '}') && --depth < 0)
         throw InputError(file_name + ":" + std::to_string(line_no) + ":" + std::to_string(i + 1) +
                          ": unmatched '" + std::string(1, c) + "'");
-      if (c != ' ' && c != '\t') last_significant = i;
+      if (c != ' ' && c != '\t') {
+        last_significant = i;
+        const char next = i + 1 < line.size() ? line[i + 1] : ' ';
+        token_start =
+            c == '[' || c == '{' || c == ',' ||
+            (c == ':' && (next == ' ' || next == '\t' || next == ',' || next == ']' || next == '}'));
+      }
     }
     if (depth == 0 && last_significant != std::string::npos) {
       std::size_t b = last_significant;

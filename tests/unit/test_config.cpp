@@ -163,6 +163,14 @@ TEST(Config, FileLevelErrors) {
   expect_error("run:\n  steps: [1, 2\nname: x\n", {"case.yaml:", "YAML syntax error"});
   expect_error("run:\n  steps: 1\n   bad: indent\n", {"case.yaml:3:", "YAML syntax error"});
   expect_error("run: {steps: 1}\n---\nrun: {steps: 2}\n", {"case.yaml: holds 2 YAML documents"});
+  // A quote inside a plain scalar of a flow map is an ordinary character: the '}' after it closes the map,
+  // so the line checks go on and refuse the stray ',' line that yaml-cpp 0.7 would loop on, allocating
+  // without end (tests/fuzz/regressions/quote-inside-a-flow-plain-scalar). Quoted scalars still hide
+  // their brackets.
+  expect_error("output:\n  fields: {every: 0, at_end: tru\"}\n,\n",
+               {"case.yaml:3:1: expected a `key: value` line"});
+  expect_error("name: {a: \"x}\"\n,\n", {"case.yaml:"});
+  expect_error("run: {steps: 3, note: \"a}, b\"}\n", {"case.yaml:1:17: run.note: unknown key"});
 }
 
 TEST(Config, MissingFileNamesTheFile) {
