@@ -9,7 +9,9 @@
 /// Sign convention: forward is exp(-i k x), backward exp(+i k x), as in FFTW and cuFFT.
 ///
 /// Contracts: real-to-complex (r2c) and complex-to-real (c2r) plans are out of place; c2r overwrites
-/// its input (FFTW and cuFFT both may); complex-to-complex (c2c) plans are in place. Arrays must be
+/// its input (FFTW and cuFFT both may); complex-to-complex (c2c) plans are in place unless the layout
+/// asks for out of place (FftLayout::out_of_place: then input and output must not overlap, and the
+/// input may be overwritten, as cuFFT allows itself). Arrays must be
 /// 16-byte aligned (DeviceArray memory, offsets that are multiples of 16 elements); the CPU backend
 /// checks this and throws. Plans are created once and reused; creating one may allocate, executing
 /// one does not (cuFFT work memory is the caller's: see work_bytes / set_work_area).
@@ -63,9 +65,12 @@ enum class FftKind { r2c, c2r, c2c_forward, c2c_backward };
 struct FftLayout {
   std::vector<index_t> n;  ///< transform sizes, slowest first (1 to 3 entries)
   index_t batch = 1;       ///< transforms in the batch
-  index_t stride = 1;      ///< distance between consecutive points of one transform (input and output)
+  index_t stride = 1;      ///< distance between consecutive points of one transform (input; output too
+                           ///< unless out_stride is set)
   index_t in_dist = 0;     ///< distance between the inputs of consecutive transforms (0 = contiguous)
   index_t out_dist = 0;    ///< distance between the outputs (0 = contiguous)
+  index_t out_stride = 0;  ///< the output's distance between consecutive points (0 = stride)
+  bool out_of_place = false;  ///< c2c only: planned out of place, executed by execute(in, out)
 };
 
 /// True when this build has an FFT library (FFTW on the CPU, cuFFT on CUDA; not hipFFT on Debian 12).
@@ -77,6 +82,7 @@ namespace detail {
 struct FftShape {
   std::vector<index_t> in_n, out_n;  ///< sizes of the input and output arrays of one transform
   index_t in_dist = 0, out_dist = 0;
+  index_t in_stride = 1, out_stride = 1;
   index_t in_points = 0, out_points = 0;  ///< elements one batch spans on each side (for planning buffers)
 };
 
@@ -91,7 +97,8 @@ class LibraryPlan {
   virtual ~LibraryPlan() = default;
   virtual void r2c(const T* in, Complex<T>* out) = 0;
   virtual void c2r(Complex<T>* in, T* out) = 0;
-  virtual void c2c(Complex<T>* data, bool forward) = 0;
+  /// c2c, in place (in == out) or, for an out-of-place plan, from in to out.
+  virtual void c2c(Complex<T>* in, Complex<T>* out, bool forward) = 0;
   virtual std::size_t work_bytes() const { return 0; }
   virtual void set_work_area(void* /*area*/) {}
 };
@@ -116,6 +123,8 @@ class FftPlan {
   void execute(Complex<T>* in, T* out) const;
   /// c2c plans: in place.
   void execute(Complex<T>* data) const;
+  /// c2c plans made out of place (FftLayout::out_of_place): `in` (may be overwritten) -> `out`.
+  void execute_out_of_place(Complex<T>* in, Complex<T>* out) const;
 
   /// Device work memory the plan needs during execution, bytes (0 on the CPU).
   std::size_t work_bytes() const { return plan_->work_bytes(); }
@@ -126,6 +135,7 @@ class FftPlan {
 
  private:
   FftKind kind_;
+  bool out_of_place_;
   std::unique_ptr<detail::LibraryPlan<T>> plan_;
 };
 

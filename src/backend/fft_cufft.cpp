@@ -69,8 +69,8 @@ class CufftPlan final : public detail::LibraryPlan<T> {
     check(cufftCreate(&handle_), "create");
     cufftResult r = cufftSetAutoAllocation(handle_, 0);
     if (r == CUFFT_SUCCESS)
-      r = cufftMakePlanMany64(handle_, static_cast<int>(l.n.size()), n, in_n, l.stride, s.in_dist, out_n,
-                              l.stride, s.out_dist, type, l.batch, &work_);
+      r = cufftMakePlanMany64(handle_, static_cast<int>(l.n.size()), n, in_n, s.in_stride, s.in_dist, out_n,
+                              s.out_stride, s.out_dist, type, l.batch, &work_);
     if (r != CUFFT_SUCCESS) {
       (void)cufftDestroy(handle_);  // the destructor of a throwing constructor does not run
       check(r, "plan");
@@ -96,14 +96,15 @@ class CufftPlan final : public detail::LibraryPlan<T> {
     else
       check(cufftExecC2R(handle_, i, out), "C2R");
   }
-  void c2c(Complex<T>* data, bool forward) override {
+  void c2c(Complex<T>* in, Complex<T>* out, bool forward) override {
     ensure_area();
-    auto* d = reinterpret_cast<C*>(data);
+    auto* i = reinterpret_cast<C*>(in);
+    auto* o = reinterpret_cast<C*>(out);
     const int dir = forward ? CUFFT_FORWARD : CUFFT_INVERSE;
     if constexpr (std::is_same_v<T, double>)
-      check(cufftExecZ2Z(handle_, d, d, dir), "Z2Z");
+      check(cufftExecZ2Z(handle_, i, o, dir), "Z2Z");
     else
-      check(cufftExecC2C(handle_, d, d, dir), "C2C");
+      check(cufftExecC2C(handle_, i, o, dir), "C2C");
   }
   std::size_t work_bytes() const override { return work_; }
   void set_work_area(void* area) override {

@@ -75,11 +75,11 @@ class FftwPlan final : public detail::LibraryPlan<T> {
     int n[3], in_n[3], out_n[3];
     for (std::size_t d = 0; d < l.n.size(); ++d)
       n[d] = to_int(l.n[d]), in_n[d] = to_int(s.in_n[d]), out_n[d] = to_int(s.out_n[d]);
-    const int howmany = to_int(l.batch), stride = to_int(l.stride);
+    const int howmany = to_int(l.batch), stride = to_int(s.in_stride), ostride = to_int(s.out_stride);
     const int idist = to_int(s.in_dist), odist = to_int(s.out_dist);
     // Planning buffers: FFTW_ESTIMATE does not touch them, but records their alignment and whether the
-    // transform is in place (c2c plans are, r2c and c2r are not).
-    const bool in_place = kind == FftKind::c2c_forward || kind == FftKind::c2c_backward;
+    // transform is in place (c2c plans are unless made out of place, r2c and c2r are not).
+    const bool in_place = (kind == FftKind::c2c_forward || kind == FftKind::c2c_backward) && !l.out_of_place;
     void* in =
         F::malloc(static_cast<std::size_t>(s.in_points) * (kind == FftKind::r2c ? sizeof(T) : sizeof(C)));
     void* out = in_place ? in
@@ -89,14 +89,14 @@ class FftwPlan final : public detail::LibraryPlan<T> {
     const unsigned flags = FFTW_ESTIMATE;
     if (kind == FftKind::r2c)
       plan_ = F::plan_r2c(rank, n, howmany, static_cast<T*>(in), in_n, stride, idist, static_cast<C*>(out),
-                          out_n, stride, odist, flags);
+                          out_n, ostride, odist, flags);
     else if (kind == FftKind::c2r)
       plan_ = F::plan_c2r(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<T*>(out),
-                          out_n, stride, odist, flags);
+                          out_n, ostride, odist, flags);
     else
       plan_ =
           F::plan_c2c(rank, n, howmany, static_cast<C*>(in), in_n, stride, idist, static_cast<C*>(out), out_n,
-                      stride, odist, kind == FftKind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+                      ostride, odist, kind == FftKind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
     if (out != in) F::free(out);
     F::free(in);
     if (!plan_) throw Error("FFT plan: FFTW could not plan this transform");
@@ -113,9 +113,9 @@ class FftwPlan final : public detail::LibraryPlan<T> {
     aligned(in, out);
     F::run_c2r(plan_, reinterpret_cast<C*>(in), out);
   }
-  void c2c(Complex<T>* data, bool) override {
-    aligned(data, data);
-    F::run_c2c(plan_, reinterpret_cast<C*>(data), reinterpret_cast<C*>(data));
+  void c2c(Complex<T>* in, Complex<T>* out, bool) override {
+    aligned(in, out);
+    F::run_c2c(plan_, reinterpret_cast<C*>(in), reinterpret_cast<C*>(out));
   }
 
  private:

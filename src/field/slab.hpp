@@ -13,6 +13,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/profile.hpp"
+#include "core/error.hpp"
 #include "core/types.hpp"
 
 namespace eddy::field {
@@ -46,6 +47,11 @@ struct SlabShape {
   /// side: the destination keeps what it held there (the pruned spectral transforms: spectral/slab_fft.hpp).
   int row_ranges = 0;
   RowRange rows[2] = {};
+  /// The b side in the compact layout (outer = 1 only): [a = all][the moved rows of this rank's block, its
+  /// ranges one after the other][c], instead of the b-slab layout [a][b_local][c]; fields still `stride`
+  /// apart. Where every row of the block moves, the two layouts are one. What SlabExchange does with it:
+  /// below.
+  bool compact = false;
 
   /// The moved rows among [b0, b0 + n) (one rank's block of the b axis), in increasing order, into
   /// out[0], out[1]; returns how many ranges. Every row moved: the one range [b0, b0 + n), even if empty.
@@ -62,11 +68,40 @@ struct SlabShape {
     }
     return k;
   }
+  /// The number of moved rows among [b0, b0 + n): the compact layout's rows.
+  index_t moved_count(index_t b0, index_t n) const {
+    RowRange r[2];
+    index_t count = 0;
+    for (int i = 0, k = moved_rows(b0, n, r); i < k; ++i) count += r[i].count;
+    return count;
+  }
 };
 
 /// Transposes and reductions over the ranks of a slab decomposition. Collective: every rank calls each
 /// function in the same order. Arrays are device memory; `fields` arrays are transposed at once, each
 /// `stride` elements after the previous one; source and destination must not overlap.
+///
+/// The messages. Between this rank and rank q a transpose moves, per field and outer array, the block
+/// [a-planes of the a-owner][moved rows of the b-owner's block][c], the rows of its ranges one after the
+/// other. For one field of one outer array, the messages from (a_to_b) or to (b_to_a) the ranks
+/// q = 0 .. P-1 in turn are thus exactly the compact b layout (SlabShape::compact): [a-planes of q, in q
+/// order = all a][this rank's moved rows][c]. So where the b array is in the compact layout and one field
+/// moves, the messages are received into it (a_to_b) or sent from it (b_to_a) as they are, and only the
+/// a side is packed or unpacked (strided copies); this rank's own block is copied between the two arrays
+/// directly. This is also the path of every one-field transpose (outer = 1) in which this rank moves its
+/// whole b-block, compact set or not: the b-slab layout is then the compact one. Otherwise (several
+/// fields or outer arrays, or the b-slab layout of a block only partly moved) both sides are packed into
+/// or unpacked from the exchange's own message buffers. compact with outer > 1 is refused; a_to_b /
+/// b_to_a with compact and several fields run one transpose per field; start() with both is refused.
+///
+/// Who owns what, when. a_to_b / b_to_a return with the destination complete. Split (start, finish):
+/// from start() until finish() returns, both arrays belong to the exchange: messages may still be read
+/// from the source or, compact or direct, from the b array (b_to_a), or written into the b array
+/// (a_to_b), by the transport on the device. After finish() returns, work queued on the device sees the
+/// complete destination and may overwrite either array; work queued before start() (e.g. the transform
+/// that filled the source) is done before the transport reads. A caller that works on field f's b array
+/// while field f+1's transpose is in flight needs one b array per field in flight (spectral/slab_fft.cpp:
+/// two compact buffers, alternating by field).
 class SlabExchange {
  public:
   virtual ~SlabExchange() = default;
@@ -127,9 +162,12 @@ class LocalSlabExchange final : public SlabExchange {
   static void copy(bool out_b, const SlabShape& s, const void* in, index_t in_stride, void* out,
                    index_t out_stride, int fields) {
     // Per outer array: na planes of nb nc elements, a_plane() apart on the a side, contiguous on the b side
-    // (whose outer arrays are b_outer apart); of each plane, the moved rows.
-    const index_t width = s.nb * s.nc, ap = s.a_plane();
-    const index_t b_outer = s.b_outer_stride ? s.b_outer_stride : s.na * width;
+    // (whose outer arrays are b_outer apart); of each plane, the moved rows. The compact b side: planes of
+    // the moved rows only, one range after the other.
+    if (s.compact && s.outer > 1) throw Error("SlabExchange: the compact b layout has one outer array");
+    const index_t b_rows = s.compact ? s.moved_count(0, s.nb) : s.nb;
+    const index_t width = b_rows * s.nc, ap = s.a_plane();
+    const index_t b_outer = s.b_outer_stride && !s.compact ? s.b_outer_stride : s.na * width;
     const std::size_t e = s.elem_bytes;
     auto at = [e](index_t n) { return static_cast<std::size_t>(n) * e; };
     backend::PhaseTimer& timer = backend::phase_timer();
@@ -141,13 +179,16 @@ class LocalSlabExchange final : public SlabExchange {
         char* b_side = static_cast<char*>(out_b ? out : const_cast<void*>(in)) +
                        at((out_b ? out_stride : in_stride) * f + o * b_outer);
         RowRange rows[2];
+        index_t compact_row = 0;  // the range's first row in the compact layout
         for (int i = 0, n = s.moved_rows(0, s.nb, rows); i < n; ++i) {  // every row: [0, nb)
           const std::size_t row = at(rows[i].lo * s.nc), bytes = at(rows[i].count * s.nc);
+          const std::size_t b_row = s.compact ? at(compact_row * s.nc) : row;
+          compact_row += rows[i].count;
           if (out_b)
-            backend::copy_2d_on_device(b_side + row, at(width), a_side + row, at(ap), bytes,
+            backend::copy_2d_on_device(b_side + b_row, at(width), a_side + row, at(ap), bytes,
                                        static_cast<std::size_t>(s.na));
           else
-            backend::copy_2d_on_device(a_side + row, at(ap), b_side + row, at(width), bytes,
+            backend::copy_2d_on_device(a_side + row, at(ap), b_side + b_row, at(width), bytes,
                                        static_cast<std::size_t>(s.na));
         }
       }

@@ -34,23 +34,28 @@ void MpiSlabExchange::b_to_a(const field::SlabShape& s, const void* in, index_t 
 // the a-owner] x [moved b-rows of the b-owner] x [all c]: for a to_b transpose r owns the a-planes of the
 // source and q the b-rows of the destination, for b_to_a the other way round. The moved rows of a b-owner's
 // block (field::SlabShape::moved_rows: all of them, or their intersection with at most two global ranges)
-// are the same on both sides, so are the message sizes. Per moved range the message holds [outer][a][rows]
-// [c], the ranges one after the other. In the a-slab layout [a_local][b][c] a range is `nal` rows of
-// `rows * nc` elements, a_plane() apart, and the outer arrays continue the rows evenly: one strided block
-// copy per field, peer and range. In the b-slab layout [a][b_local][c] a whole block is contiguous per
-// outer array (b_outer apart): one strided copy; a part of it is per outer array naq rows of rows * nc
-// elements, nbl * nc apart.
+// are the same on both sides, so are the message sizes. The message is [outer][a][moved rows][c], the
+// ranges' rows one after the other (field/slab.hpp: for one outer array the messages of all q in turn are
+// the compact b layout). In the a-slab layout [a_local][b][c] a range is `nal` rows of `rows * nc`
+// elements, a_plane() apart, and the outer arrays continue the rows evenly: one strided block copy per
+// field, peer and range. In the b-slab layout [a][b_local][c] a whole block is contiguous per outer array
+// (b_outer apart): one strided copy; a part of it is per outer array and range naq rows of rows * nc
+// elements, nbl * nc apart. Where the b side is direct (one field, one outer array, and the compact
+// layout or every row of the block moved), the messages are the b array's own segments.
 struct MpiSlabExchange::Blocks {
   bool to_b;
   int P, r;
   std::size_t e;
   const field::SlabShape& s;
   index_t na, nb, nc, O, nal, nbl, b0, b_outer, ap;
-  // The own block goes straight from source to destination when that is one strided copy per range (one
-  // outer array); otherwise it is packed into its receive segment and unpacked like the others.
-  bool direct;
+  index_t mine;  // my moved rows: the compact layout's rows
+  // The b array is the messages (see above); the a side is packed or unpacked alone.
+  bool direct_b;
+  // Otherwise, the own block goes straight from source to destination when that is one strided copy per
+  // range (one outer array); else it is packed into its receive segment and unpacked like the others.
+  bool own_direct;
 
-  Blocks(bool to_b_, const field::SlabShape& s_, int P_, int r_)
+  Blocks(bool to_b_, const field::SlabShape& s_, int P_, int r_, int fields)
       : to_b(to_b_),
         P(P_),
         r(r_),
@@ -65,7 +70,9 @@ struct MpiSlabExchange::Blocks {
         b0(BlockSplit::start(nb, P, r)),
         b_outer(s_.b_outer_stride ? s_.b_outer_stride : na * nbl * nc),
         ap(s_.a_plane()),
-        direct(O == 1) {}
+        mine(s_.moved_count(b0, nbl)),
+        direct_b(O == 1 && fields == 1 && (s_.compact || mine == nbl)),
+        own_direct(O == 1) {}
 
   /// The moved rows of p's b-block; `count` their number.
   int rows_of(int p, field::RowRange rows[2], index_t& count) const {
@@ -75,32 +82,36 @@ struct MpiSlabExchange::Blocks {
     return n;
   }
   /// Elements per field sent to q (to_b: my a-planes x q's moved b-rows; b_to_a: q's a-planes x my moved
-  /// b-rows) and received from q (the transposed roles), packed [range][outer][a][b][c].
+  /// b-rows) and received from q (the transposed roles), [outer][a][moved rows][c].
   void sizes(int q, index_t& send_n, index_t& recv_n) const {
     field::RowRange rows[2];
-    index_t mine = 0, theirs = 0;
-    rows_of(r, rows, mine);
+    index_t theirs = 0;
     rows_of(q, rows, theirs);
     const index_t naq = BlockSplit::count(na, P, q);
     send_n = O * (to_b ? nal * theirs : naq * mine) * nc;
     recv_n = O * (to_b ? naq * mine : nal * theirs) * nc;
   }
-  /// Between a packed segment and the a-slab layout (my a-planes): the moved rows of the b-owner p.
+  /// The direct b side: the segment of the a-owner q in the b array (compact layout, one outer array).
+  char* b_segment(int q, char* b) const { return b + at(BlockSplit::start(na, P, q) * mine * nc, e); }
+  /// Between a message and the a-slab layout (my a-planes): the moved rows of the b-owner p.
   void a_side(bool to_seg, int p, char* seg, char* slab) const {
     field::RowRange rows[2];
-    index_t count = 0;
-    for (int i = 0, n = rows_of(p, rows, count); i < n; ++i) {
+    index_t count = 0, before = 0;
+    const int n = rows_of(p, rows, count);
+    const std::size_t seg_pitch = at(count * nc, e);
+    for (int i = 0; i < n; ++i) {
       const std::size_t width = at(rows[i].count * nc, e);
       char* a = slab + at(rows[i].lo * nc, e);
+      char* m = seg + at(before * nc, e);
       if (to_seg)
-        backend::copy_2d_on_device(seg, width, a, at(ap, e), width, static_cast<std::size_t>(O * nal));
+        backend::copy_2d_on_device(m, seg_pitch, a, at(ap, e), width, static_cast<std::size_t>(O * nal));
       else
-        backend::copy_2d_on_device(a, at(ap, e), seg, width, width, static_cast<std::size_t>(O * nal));
-      seg += width * static_cast<std::size_t>(O * nal);
+        backend::copy_2d_on_device(a, at(ap, e), m, seg_pitch, width, static_cast<std::size_t>(O * nal));
+      before += rows[i].count;
     }
   }
-  /// Between a packed segment and the b-slab layout (my b-rows): the a-planes of the a-owner p, my moved
-  /// rows of each.
+  /// Between a message and the b-slab layout (my b-rows): the a-planes of the a-owner p, my moved rows of
+  /// each.
   void b_side(bool to_seg, int p, char* seg, char* slab) const {
     const index_t nap = BlockSplit::count(na, P, p), a0p = BlockSplit::start(na, P, p);
     field::RowRange rows[2];
@@ -115,16 +126,19 @@ struct MpiSlabExchange::Blocks {
         backend::copy_2d_on_device(b, at(b_outer, e), seg, block, block, static_cast<std::size_t>(O));
       return;
     }
+    const std::size_t seg_pitch = at(count * nc, e);
+    index_t before = 0;
     for (int i = 0; i < n; ++i) {
       const std::size_t width = at(rows[i].count * nc, e);
       for (index_t o = 0; o < O; ++o) {
         char* b = slab + at(o * b_outer + (a0p * nbl + rows[i].lo - b0) * nc, e);
+        char* m = seg + at((o * nap * count + before) * nc, e);
         if (to_seg)
-          backend::copy_2d_on_device(seg, width, b, at(nbl * nc, e), width, static_cast<std::size_t>(nap));
+          backend::copy_2d_on_device(m, seg_pitch, b, at(nbl * nc, e), width, static_cast<std::size_t>(nap));
         else
-          backend::copy_2d_on_device(b, at(nbl * nc, e), seg, width, width, static_cast<std::size_t>(nap));
-        seg += width * static_cast<std::size_t>(nap);
+          backend::copy_2d_on_device(b, at(nbl * nc, e), m, seg_pitch, width, static_cast<std::size_t>(nap));
       }
+      before += rows[i].count;
     }
   }
   void pack(int q, const char* fin, char* fseg) const {
@@ -139,9 +153,16 @@ struct MpiSlabExchange::Blocks {
     else  // my a-planes, q's moved b-rows of each
       a_side(false, q, const_cast<char*>(fseg), fout);
   }
-  /// The own block from the source to the destination layout, one strided copy per moved range (direct
-  /// only).
+  /// The own block from the source to the destination layout, one strided copy per moved range (direct_b
+  /// or own_direct).
   void own(const char* fin, char* fout) const {
+    if (direct_b) {  // the own segment of the b array is the a side's message to myself
+      if (to_b)
+        a_side(true, r, b_segment(r, fout), const_cast<char*>(fin));
+      else
+        a_side(false, r, b_segment(r, const_cast<char*>(fin)), fout);
+      return;
+    }
     const index_t a0 = BlockSplit::start(na, P, r);
     field::RowRange rows[2];
     index_t count = 0;
@@ -156,10 +177,23 @@ struct MpiSlabExchange::Blocks {
                                    static_cast<std::size_t>(nal));
     }
   }
+  /// Whether the messages of the b side are the b array itself (no pack / unpack there).
+  bool sends_b() const { return direct_b && !to_b; }
+  bool receives_b() const { return direct_b && to_b; }
+  /// Whether the own block is copied in start() (else packed and unpacked as the others).
+  bool copies_own() const { return direct_b || own_direct; }
 };
 
 void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
                                 void* out, index_t out_stride, int fields) {
+  if (s.compact && fields > 1) {  // the compact b array is one field's messages: one transpose per field
+    for (int f = 0; f < fields; ++f) {
+      const std::size_t e = s.elem_bytes;
+      transpose(to_b, s, static_cast<const char*>(in) + at(f * in_stride, e), 0,
+                static_cast<char*>(out) + at(f * out_stride, e), 0, 1);
+    }
+    return;
+  }
   start(to_b, s, in, in_stride, out, out_stride, fields);
   finish();
 }
@@ -167,13 +201,15 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
 void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
                             void* out, index_t out_stride, int fields) {
   if (pending_) throw Error("MpiSlabExchange: a transpose is already in flight");
-  const Blocks k(to_b, s, comm_.size(), comm_.rank());
-  std::size_t send_total = 0, recv_total = 0;
+  const Blocks k(to_b, s, comm_.size(), comm_.rank(), fields);
+  if (s.compact && !k.direct_b)
+    throw Error("MpiSlabExchange: the compact b layout is for one outer array, one field per start()");
+  std::size_t send_total = 0, recv_total = 0;  // the exchange's own message buffers
   for (int q = 0; q < k.P; ++q) {
     index_t send_n = 0, recv_n = 0;
     k.sizes(q, send_n, recv_n);
-    send_total += at(fields * send_n, k.e);
-    recv_total += at(fields * recv_n, k.e);
+    if (q != k.r && !k.sends_b()) send_total += at(fields * send_n, k.e);
+    if ((q != k.r || !k.copies_own()) && !k.receives_b()) recv_total += at(fields * recv_n, k.e);
   }
   if (send_.size() < send_total) send_.resize(send_total);
   if (recv_.size() < recv_total) recv_.resize(recv_total);
@@ -187,21 +223,30 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
   for (int q = 0; q < k.P; ++q) {
     index_t send_n = 0, recv_n = 0;
     k.sizes(q, send_n, recv_n);
-    char* seg = q == k.r ? recv_.data() + rpos : send_.data() + spos;
-    if (q != k.r || !k.direct)
-      for (int f = 0; f < fields; ++f) k.pack(q, src + at(f * in_stride, k.e), seg + at(f * send_n, k.e));
-    if (q != k.r) {
-      sends.push_back({q, seg, at(fields * send_n, k.e)});
-      recvs.push_back({q, recv_.data() + rpos, at(fields * recv_n, k.e)});
-      timer.add_sent(at(fields * send_n, k.e));
+    const std::size_t send_bytes = at(fields * send_n, k.e), recv_bytes = at(fields * recv_n, k.e);
+    if (q == k.r) {
+      if (!k.copies_own()) {  // packed into its receive segment, unpacked in finish()
+        for (int f = 0; f < fields; ++f)
+          k.pack(q, src + at(f * in_stride, k.e), recv_.data() + rpos + at(f * send_n, k.e));
+        rpos += recv_bytes;
+      }
+      continue;
     }
-    spos += at(fields * send_n, k.e);
-    rpos += at(fields * recv_n, k.e);
+    char* send = k.sends_b() ? k.b_segment(q, const_cast<char*>(src)) : send_.data() + spos;
+    char* recv = k.receives_b() ? k.b_segment(q, dst) : recv_.data() + rpos;
+    if (!k.sends_b()) {
+      for (int f = 0; f < fields; ++f) k.pack(q, src + at(f * in_stride, k.e), send + at(f * send_n, k.e));
+      spos += send_bytes;
+    }
+    if (!k.receives_b()) rpos += recv_bytes;
+    sends.push_back({q, send, send_bytes});
+    recvs.push_back({q, recv, recv_bytes});
+    timer.add_sent(send_bytes);
   }
 
   timer.to(backend::PhaseTimer::transfer);  // the messages and, meanwhile, the own block's copy
   transport_->start(sends, recvs);
-  if (k.direct)
+  if (k.copies_own())
     for (int f = 0; f < fields; ++f) k.own(src + at(f * in_stride, k.e), dst + at(f * out_stride, k.e));
   pending_ = std::make_unique<Pending>(Pending{to_b, s, dst, out_stride, fields});
   timer.to(caller);
@@ -211,18 +256,22 @@ void MpiSlabExchange::finish() {
   if (!pending_) return;
   const Pending p = *pending_;
   pending_.reset();
-  const Blocks k(p.to_b, p.s, comm_.size(), comm_.rank());
+  const Blocks k(p.to_b, p.s, comm_.size(), comm_.rank(), p.fields);
   backend::PhaseTimer& timer = backend::phase_timer();
   const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::transfer);
   transport_->finish();
+  if (k.receives_b()) {  // received in place: nothing to unpack
+    timer.to(caller);
+    return;
+  }
   timer.to(backend::PhaseTimer::unpack);
   std::size_t rpos = 0;
   for (int q = 0; q < k.P; ++q) {
+    if (q == k.r && k.copies_own()) continue;
     index_t send_n = 0, recv_n = 0;
     k.sizes(q, send_n, recv_n);
-    if (q != k.r || !k.direct)
-      for (int f = 0; f < p.fields; ++f)
-        k.unpack(q, recv_.data() + rpos + at(f * recv_n, k.e), p.out + at(f * p.out_stride, k.e));
+    for (int f = 0; f < p.fields; ++f)
+      k.unpack(q, recv_.data() + rpos + at(f * recv_n, k.e), p.out + at(f * p.out_stride, k.e));
     rpos += at(p.fields * recv_n, k.e);
   }
   timer.to(caller);

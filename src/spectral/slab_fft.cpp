@@ -96,6 +96,8 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
         }
         if (next < g.nb) zeroed_b_.push_back({next, g.nb - next});
         moved_b_ = std::move(rows);
+        const index_t moved = slab_shape(Modes::kept).moved_count(g.b0, g.nb_local);
+        if (moved < g.nb_local) plan_compact(moved);  // else the b-slab layout is the compact one
       }
     }
   }
@@ -105,6 +107,7 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
     if (*p) plans.push_back(&**p);
   for (auto* kept : {&kept_a_, &kept_y_})
     for (Columns& c : *kept) plans.push_back(&c.fwd), plans.push_back(&c.bwd);
+  for (CompactColumns& c : compact_a_) plans.push_back(&c.fwd), plans.push_back(&c.bwd);
   std::size_t work = 0;
   for (FftPlan<T>* p : plans) work = std::max(work, p->work_bytes());
   if (work > 0) {
@@ -162,6 +165,62 @@ auto SlabFft<T>::kept_columns(index_t n, index_t axis, bool half_axis, index_t e
   return out;
 }
 
+// The compact buffer [a][moved rows of this rank][c] (`rows` of them, each range's one after the other)
+// against spec [a][nb_local][c]: per range a batch of columns, strides rows * nc and nb_local * nc. Both
+// arrays' first columns must be 16-byte aligned (fft.hpp). As in kept_columns, spec's first column is
+// rounded down (single precision: to an even column) and the compact one by as much, which needs the two
+// congruent: the buffer starts `compact_lead_` columns into its allocation so that the first range's
+// are; a second range's (two ranges on one rank) may not be, and then this rank keeps the b-slab path
+// (no compact plans). The column before a range, so taken in, holds in spec a mode outside the box (a row
+// that is not moved): forward writes there what the compact buffer holds before the range (the previous
+// range's last column, or the lead, which nothing else writes: zero), unspecified values as the
+// contract allows; backward reads a zero there (its input contract) and writes the transform, zero,
+// before the range in the buffer: into the lead, or into the previous range's last column, which the
+// previous range's plan, run after it (compact_along_a), then writes right.
+template <class T>
+void SlabFft<T>::plan_compact(index_t rows) {
+  const field::SlabShape s = slab_shape(Modes::kept);
+  field::RowRange local[2];
+  const int n = s.moved_rows(g_.b0, g_.nb_local, local);
+  const index_t align = std::max<index_t>(1, index_t(16 / sizeof(C))), nc = g_.nc;
+  if (n == 0) return;  // nothing kept here: nothing moves to this rank's b side
+  const index_t lead = (local[0].lo - g_.b0) * nc % align;
+  std::vector<CompactColumns> plans;
+  index_t before = 0;
+  for (int i = 0; i < n; ++i) {
+    const index_t out = (local[i].lo - g_.b0) * nc, in = before * nc, shift = out % align;
+    if ((lead + in) % align != shift) return;  // not congruent: the b-slab path
+    const auto columns = [&](index_t from_stride, index_t to_stride) {
+      FftLayout l;
+      l.n = {g_.na};
+      l.batch = local[i].count * nc + shift;
+      l.stride = from_stride;
+      l.out_stride = to_stride;
+      l.in_dist = l.out_dist = 1;
+      l.out_of_place = true;
+      return l;
+    };
+    const index_t buffer_stride = rows * nc, spec_stride = g_.nb_local * nc;
+    plans.push_back(CompactColumns{in - shift, out - shift,
+                                   FftPlan<T>(FftKind::c2c_forward, columns(buffer_stride, spec_stride)),
+                                   FftPlan<T>(FftKind::c2c_backward, columns(spec_stride, buffer_stride))});
+    before += local[i].count;
+  }
+  compact_a_ = std::move(plans);
+  compact_lead_ = lead;
+  compact_stride_ = padded_stride(lead + g_.na * rows * nc);
+}
+
+template <class T>
+void SlabFft<T>::compact_along_a(bool fwd, C* buffer, C* spec) {
+  if (fwd) {
+    for (const CompactColumns& c : compact_a_) c.fwd.execute_out_of_place(buffer + c.in_first, spec + c.out_first);
+    return;
+  }
+  for (auto c = compact_a_.rbegin(); c != compact_a_.rend(); ++c)  // the last range first (plan_compact)
+    c->bwd.execute_out_of_place(spec + c->out_first, buffer + c->in_first);
+}
+
 template <class T>
 void SlabFft<T>::reserve_tmp(int fields) {
   const auto need = [fields](index_t stride) { return static_cast<std::size_t>(stride * fields); };
@@ -193,6 +252,7 @@ field::SlabShape SlabFft<T>::slab_shape(Modes modes) const {
   if (modes == Modes::kept) {
     s.row_ranges = static_cast<int>(moved_b_.size());
     std::copy(moved_b_.begin(), moved_b_.end(), s.rows);
+    s.compact = uses_compact(modes);
   }
   return s;
 }
@@ -232,6 +292,13 @@ void SlabFft<T>::along_y(bool fwd, int f, Modes modes) {
 //   compute_0(t); finish T_0(t-1); start T_0(t); compute_1(t-1); finish T_1(t-2); start T_1(t-1); ...
 // so each transpose has one field in flight while the next stage's transforms run (with NCCL on its own
 // stream they overlap on the device). The same operations on the same data as the batched order: exact.
+// The compact buffers (slab, Modes::kept): field f's is compact(f), one of two. Forward, T(f + 1) is
+// received into the other buffer while f's transform along a reads compact(f); T(f + 2), which reuses
+// it, starts after that transform was queued, and the exchange orders its transport after queued work
+// (field/slab.hpp). Backward, field f + 1's transform writes the other buffer while T(f) sends from
+// compact(f); field f + 2's, which reuses it, is queued after finish T(f). The batched order (overlap
+// off, or one field) runs the compact transposes one field at a time, each finished before the next
+// stage: the same operations again.
 template <class T>
 void SlabFft<T>::pipeline(int fields, int transposes, const std::function<void(int, int)>& compute,
                           const std::function<void(int, int)>& start,
@@ -300,12 +367,17 @@ template <class T>
 void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* spec, int fields,
                              Modes modes) {
   reserve_tmp(fields);
+  const bool compact_b = uses_compact(modes);
+  if (compact_b) {  // two buffers, alternating by field, where two fields' transposes can be in flight
+    const auto need = static_cast<std::size_t>(compact_stride_ * std::min(fields, 2));
+    if (compact_.size() < need) compact_.resize(need);
+  }
   struct Transpose {
     field::SlabExchange* ex;
     field::SlabShape shape;
     C* a;  // the a-slab side, fields a_stride apart
     index_t a_stride;
-    C* b;
+    C* b;  // the b side, fields b_stride apart; nullptr: the compact buffers (compact())
     index_t b_stride;
   };
   C* tmp = tmp_.data();
@@ -317,14 +389,32 @@ void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* 
     stages.emplace_back([&](int f) { along_y(fwd, f, modes); });
     transposes.push_back({&ex_, column_shape(), ytmp, ytmp_stride_, spec, complex_stride_});
   } else {
-    transposes.push_back({&ex_, slab_shape(modes), tmp, tmp_stride_, spec, complex_stride_});
+    transposes.push_back({&ex_, slab_shape(modes), tmp, tmp_stride_, compact_b ? nullptr : spec,
+                          complex_stride_});
   }
-  stages.emplace_back([&](int f) { along_a(fwd, spec + f * complex_stride_, modes); });
+  if (compact_b)
+    stages.emplace_back([&](int f) { compact_along_a(fwd, compact(f), spec + f * complex_stride_); });
+  else
+    stages.emplace_back([&](int f) { along_a(fwd, spec + f * complex_stride_, modes); });
   if (!fwd) {
     std::reverse(stages.begin(), stages.end());
     std::reverse(transposes.begin(), transposes.end());
   }
   const int n = static_cast<int>(transposes.size());
+  // One field's transpose: started (and, `wait`, finished).
+  const auto start = [&](int j, int f, bool wait) {
+    const Transpose& t = transposes[j];
+    C* a = t.a + f * t.a_stride;
+    C* b = t.b ? t.b + f * t.b_stride : compact(f);
+    t.ex->start(fwd, t.shape, fwd ? a : b, 0, fwd ? b : a, 0, 1);
+    if (wait) t.ex->finish();
+  };
+  if (compact_b && (!overlap_ || fields == 1)) {  // the compact buffers take one field at a time
+    pipeline(
+        fields, n, [&](int j, int f) { stages[j](f); }, [&](int j, int f) { start(j, f, true); },
+        [](int) {});
+    return;
+  }
   if (!overlap_ || fields == 1) {
     for (int j = 0; j <= n; ++j) {
       for (int f = 0; f < fields; ++f) stages[j](f);
@@ -338,13 +428,7 @@ void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* 
     return;
   }
   pipeline(
-      fields, n, [&](int j, int f) { stages[j](f); },
-      [&](int j, int f) {
-        const Transpose& t = transposes[j];
-        C* a = t.a + f * t.a_stride;
-        C* b = t.b + f * t.b_stride;
-        t.ex->start(fwd, t.shape, fwd ? a : b, 0, fwd ? b : a, 0, 1);
-      },
+      fields, n, [&](int j, int f) { stages[j](f); }, [&](int j, int f) { start(j, f, false); },
       [&](int j) { transposes[j].ex->finish(); });
 }
 

@@ -32,6 +32,18 @@
 /// zeroes the other rows of the a-slab buffer before each field's c2r; the pencils' transposes move every
 /// row. Modes::all (the default) is the full transform: every mode in, every mode out (the floor the
 /// benches time).
+///
+/// The b side of the slab transposes (field/slab.hpp: the messages of one field, in rank order, are the
+/// compact b layout [a][moved rows of the rank][c]). Modes::all, and every rank whose whole block of
+/// b-rows is kept: the compact layout is the b-slab one, so the exchange receives into (sends from)
+/// `spec` itself and the c2c along a runs in place there. Modes::kept on a rank that moves only part of
+/// its block: the exchange receives into (sends from) a compact buffer, and the c2c along a runs out of
+/// place between it and `spec` (forward: compact -> the kept rows of spec; backward: spec -> compact):
+/// the unpack (pack) copy of the b side is folded into the transform. Two compact buffers alternate by
+/// field, as the pipelined transposes have one field's transpose in flight while the previous field's
+/// transform reads (forward) or the next one's writes (backward) its buffer. A rank whose kept ranges
+/// cannot all sit at 16-byte-aligned columns of both arrays (single precision, two ranges on one rank)
+/// keeps the b-slab path: unpacked into spec, transformed in place.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -67,7 +79,7 @@ class SlabFft {
   index_t real_stride() const { return real_stride_; }
   index_t complex_stride() const { return complex_stride_; }
   /// Device memory held (buffers and FFT work areas), bytes.
-  std::size_t bytes() const { return tmp_.bytes() + ytmp_.bytes() + work_.bytes(); }
+  std::size_t bytes() const { return tmp_.bytes() + ytmp_.bytes() + compact_.bytes() + work_.bytes(); }
   const Grid& grid() const { return g_; }
 
  private:
@@ -89,8 +101,17 @@ class SlabFft {
   /// columns; none when every local row is kept (`pruned` false).
   static std::vector<Columns> kept_columns(index_t n, index_t axis, bool half_axis, index_t extent,
                                            index_t r0, index_t rows, index_t width, bool& pruned);
-  /// The slab transpose's shape: Modes::kept moves the kept b-rows only (moved_b_; none: every row).
+  /// The slab transpose's shape: Modes::kept moves the kept b-rows only (moved_b_; none: every row), into
+  /// the compact buffer where this rank has one (uses_compact).
   field::SlabShape slab_shape(Modes modes) const;
+  /// Whether this transform's slab transposes use the compact b buffers.
+  bool uses_compact(Modes modes) const { return modes == Modes::kept && !compact_a_.empty(); }
+  /// The plans out of place between the compact buffer and spec (the header comment), or none.
+  void plan_compact(index_t rows);
+  /// Field f's compact buffer (its first row), one of two alternating.
+  C* compact(int f) { return compact_.data() + (f % 2) * compact_stride_ + compact_lead_; }
+  /// Forward: the compact buffer -> spec's kept rows; backward the other way.
+  void compact_along_a(bool fwd, C* buffer, C* spec);
   /// Slab, backward, Modes::kept: zero the rows of one field's a-slab buffer (tmp_) that the transpose
   /// does not write (zeroed_b_), before its c2r transform.
   void zero_skipped_rows(C* a_slab) const;
@@ -119,6 +140,16 @@ class SlabFft {
   // Slab, P ranks, where the whole b axis keeps few enough rows (the same on every rank): the kept
   // b-rows, which the transposes of Modes::kept move, and the others; both empty otherwise.
   std::vector<field::RowRange> moved_b_, zeroed_b_;
+  /// A c2c batch between the compact buffer (from its element `in_first` after the lead) and spec (from
+  /// `out_first`), one per kept range of this rank; each starts one column early where spec's first
+  /// column is not 16-byte aligned (the column before it: see plan_compact).
+  struct CompactColumns {
+    index_t in_first, out_first;
+    backend::FftPlan<T> fwd, bwd;
+  };
+  std::vector<CompactColumns> compact_a_;  // empty: no compact buffer (the b-slab path)
+  index_t compact_stride_ = 0, compact_lead_ = 0;
+  backend::DeviceArray<C> compact_;  // two compact buffers, compact_stride_ apart
   backend::DeviceArray<C> tmp_;   // a-slab spectral buffer (P ranks only); pencil: x-pencils [z_l][y_l][kx]
   backend::DeviceArray<C> ytmp_;  // pencil: y-pencils [z_l][y][kx_l], planes y_plane_ apart
   index_t ytmp_stride_ = 0, y_plane_ = 0;

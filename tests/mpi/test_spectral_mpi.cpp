@@ -5,7 +5,9 @@
 //    row-subset transposes (the pruned transforms') move exactly the kept b-rows and touch nothing else;
 //  - the distributed FFT equals the one-rank FFT of the whole field, on every process grid of the rank
 //    count (slab 1 x P, pencils P1 x P2: on 4 ranks 2 x 2 and 4 x 1, on 2 ranks 2 x 1), and so do the
-//    pruned transforms (Modes::kept) inside the box of the dealiasing mask (2/3 rule and sphere);
+//    pruned transforms (Modes::kept) inside the box of the dealiasing mask (2/3 rule and sphere; with the
+//    compact b buffers, several fields, single precision);
+//  - transposes with the b side in the compact layout move the kept rows into it (and out) as they are;
 //  - whole runs (2D and 3D, RK3 and RK4, FP64) agree with a one-rank run of the same case to 1e-12
 //    relative, on grids whose planes do not divide evenly over the ranks, slab and pencil (3D);
 //  - the app's Taylor-Green 3D run on slabs (2/3 rule: pruned transposes; phase shifts) agrees with
@@ -19,8 +21,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -231,6 +235,99 @@ TEST(SpectralMpi, RowSubsetTransposesMoveOnlyTheKeptRows) {
   }
 }
 
+/// A row-subset transpose with the b side in the compact layout (field::SlabShape::compact: [a][this
+/// rank's moved rows, range after range][c], fields `b_stride` apart): the kept rows arrive there in that
+/// order and nothing else of either destination changes (the padding after each compact field, the
+/// skipped rows of the a side), both ways; blocking with several fields (one transpose per field) and
+/// split (start, finish) with one.
+template <class E>
+void check_compact_transpose(field::SlabExchange& ex, const std::string& what, index_t na, index_t nb,
+                             index_t nc, int fields, const std::vector<field::RowRange>& ranges,
+                             index_t a_pad = 0) {
+  const int P = ex.ranks(), r = ex.rank();
+  const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
+  const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
+  field::SlabShape s = padded_shape<E>(na, nb, nc, nbl, 1, 0, a_pad);
+  s.row_ranges = static_cast<int>(ranges.size());
+  for (std::size_t i = 0; i < ranges.size(); ++i) s.rows[i] = ranges[i];
+  s.compact = true;
+  auto moved = [&](index_t b) {
+    for (const field::RowRange& k : ranges)
+      if (b >= k.lo && b < k.lo + k.count) return true;
+    return false;
+  };
+  std::vector<index_t> mine;  // my moved rows, in the compact order
+  for (index_t b = b0; b < b0 + nbl; ++b)
+    if (moved(b)) mine.push_back(b);
+  const auto rows = static_cast<index_t>(mine.size());
+  const index_t ap = s.a_plane(), a_stride = nal * ap + 3, b_stride = na * rows * nc + 5;
+  const E untouched = element<E>(-1.0);
+  std::vector<E> a_codes(static_cast<std::size_t>(a_stride * fields), untouched),
+      b_codes(static_cast<std::size_t>(b_stride * fields), untouched);
+  std::vector<char> a_moved(a_codes.size(), 0), b_moved(b_codes.size(), 0);
+  for (int f = 0; f < fields; ++f) {
+    for (index_t a = 0; a < nal; ++a)
+      for (index_t b = 0; b < nb; ++b)
+        for (index_t c = 0; c < nc; ++c) {
+          const auto i = static_cast<std::size_t>(f * a_stride + a * ap + b * nc + c);
+          a_codes[i] = element<E>(code(f, a0 + a, b, c, nb, nc));
+          a_moved[i] = moved(b);
+        }
+    for (index_t a = 0; a < na; ++a)
+      for (index_t k = 0; k < rows; ++k)
+        for (index_t c = 0; c < nc; ++c) {
+          const auto i = static_cast<std::size_t>(f * b_stride + (a * rows + k) * nc + c);
+          b_codes[i] = element<E>(code(f, a, mine[static_cast<std::size_t>(k)], c, nb, nc));
+          b_moved[i] = 1;
+        }
+  }
+  long wrong = 0;
+  auto check = [&](const std::vector<E>& got, const std::vector<E>& codes, const std::vector<char>& in) {
+    for (std::size_t i = 0; i < got.size(); ++i) wrong += !same(got[i], in[i] ? codes[i] : untouched);
+  };
+  DeviceArray<E> a_in, b_in, a_out(a_codes.size()), b_out(b_codes.size());
+  a_in.from_host(a_codes);
+  b_in.from_host(b_codes);
+  const std::vector<E> a_blank(a_codes.size(), untouched), b_blank(b_codes.size(), untouched);
+  a_out.from_host(a_blank);
+  b_out.from_host(b_blank);
+  ex.a_to_b(s, a_in.data(), a_stride, b_out.data(), b_stride, fields);
+  check(b_out.to_host(), b_codes, b_moved);
+  ex.b_to_a(s, b_in.data(), b_stride, a_out.data(), a_stride, fields);
+  check(a_out.to_host(), a_codes, a_moved);
+  a_out.from_host(a_blank);
+  b_out.from_host(b_blank);
+  ex.start(true, s, a_in.data(), 0, b_out.data(), 0, 1);  // field 0, split
+  ex.finish();
+  ex.start(false, s, b_in.data(), 0, a_out.data(), 0, 1);
+  ex.finish();
+  const std::vector<E> hb = b_out.to_host(), ha = a_out.to_host();
+  for (std::size_t i = 0; i < static_cast<std::size_t>(b_stride); ++i)
+    wrong += !same(hb[i], b_moved[i] ? b_codes[i] : untouched);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(a_stride); ++i)
+    wrong += !same(ha[i], a_moved[i] ? a_codes[i] : untouched);
+  EXPECT_EQ(world().sum(wrong), 0) << what << " compact: " << na << "x" << nb << "x" << nc << " fields "
+                                   << fields << ", " << rows << " rows here, a pad " << a_pad;
+}
+
+/// The compact b layout on every transport and the one-rank exchange, with the row-subset cases' ranges:
+/// on 1 to 4 ranks, ranks with all, part (one range cut, or both ranges: one rank) or none of their rows
+/// (nb = 9 over 3: rows 3-5 keep none of {0, 3}, {6, 3}).
+TEST(SpectralMpi, CompactTransposesReceiveAndSendTheKeptRowsAsTheyAre) {
+  std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> exchanges;
+  for (const std::string& mode : test::available_transports())
+    exchanges.emplace_back(mode, std::make_unique<parallel::MpiSlabExchange>(
+                                     world(), parallel::make_transport(mode, world())));
+  exchanges.emplace_back("local", std::make_unique<field::LocalSlabExchange>());
+  for (auto& [what, ex] : exchanges) {
+    check_compact_transpose<double>(*ex, what, 7, 9, 3, 2, {{0, 3}, {6, 3}});
+    check_compact_transpose<double>(*ex, what, 8, 9, 2, 1, {{0, 4}, {7, 2}});
+    check_compact_transpose<Complex<double>>(*ex, what, 6, 7, 1, 3, {{0, 4}});
+    check_compact_transpose<Complex<double>>(*ex, what, 5, 9, 4, 2, {{0, 2}, {5, 4}}, 3);
+    check_compact_transpose<Complex<double>>(*ex, what, 3, 8, 2, 1, {{1, 3}, {6, 1}}, 5);
+  }
+}
+
 /// Largest |distributed - serial| over this rank's values, relative to the largest |serial| (all ranks).
 double relative_difference(const std::vector<double>& dist, const std::vector<double>& serial_local) {
   double d = 0, m = 0;
@@ -353,9 +450,13 @@ TEST(SpectralMpi, PencilFftEqualsTheSerialOne) {
 /// and the backward transform of the one-rank spectrum zeroed outside the mask. ny = 12 puts 0, 1 or 2
 /// ranges of kept ky rows on a rank (2/3 rule: rows 0..3 and 9..11; 4 slabs of 3 rows: 0..2, 3..5 (one
 /// kept), 6..8 (none), 9..11; the 2 x 1 and 4 x 1 pencils keep ky whole: both ranges), and nx = 12 (7
-/// kx columns over P1 = 2 or 4) rows of pencils without kept kx columns. The tolerance is the one-rank
-/// test's (100 eps, relative, test_spectral.cpp), on the largest value.
-void check_pruned_fft(int dims, int grid_rows, bool spherical) {
+/// kx columns over P1 = 2 or 4) rows of pencils without kept kx columns. The slab ranks that keep part
+/// of their rows transform along z out of the compact buffers (slab_fft.hpp); `fields` > 2 reuses them
+/// (each field its own data); in single precision (7 kx columns: odd) the kept rows of the slab 6..11
+/// start at an odd column of spec, so the buffers start one column in. The tolerance is the one-rank
+/// test's (100 eps of T, relative, test_spectral.cpp), on the largest value.
+template <class T>
+void check_pruned_fft(int dims, int grid_rows, bool spherical, int fields = 1) {
   if (!backend::fft_available()) GTEST_SKIP();
   const auto exchange = parallel::make_slab_exchange("mpi", world(), grid_rows);
   field::LocalSlabExchange local;
@@ -363,57 +464,76 @@ void check_pruned_fft(int dims, int grid_rows, bool spherical) {
   const Real3 L{1.0, 2.0, 3.0};
   const spectral::Grid g = spectral::Grid::make(dims, n, L, *exchange, spherical);
   const spectral::Grid g1 = spectral::Grid::make(dims, n, L, 1, 0, spherical);
-  spectral::SlabFft<double> fft(g, *exchange), fft1(g1, local);
-  std::vector<double> whole(static_cast<std::size_t>(g1.points()));
-  for (std::size_t i = 0; i < whole.size(); ++i) whole[i] = std::sin(0.37 * double(i)) + 0.1 * double(i % 7);
-  DeviceArray<double> p, p1;
-  p.from_host(slab_of(whole, g, 1));
+  spectral::SlabFft<T> fft(g, *exchange), fft1(g1, local);
+  const index_t rs = fft.real_stride(), cs = fft.complex_stride(), rs1 = fft1.real_stride(),
+                cs1 = fft1.complex_stride();
+  std::vector<T> part(static_cast<std::size_t>(rs * fields)), whole(static_cast<std::size_t>(rs1 * fields));
+  for (int f = 0; f < fields; ++f) {
+    std::vector<double> w(static_cast<std::size_t>(g1.points()));
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37 * double(i) + f) + 0.1 * double(i % (7 + f));
+    const std::vector<double> mine = slab_of(w, g, 1);
+    std::copy(w.begin(), w.end(), whole.begin() + f * rs1);
+    std::copy(mine.begin(), mine.end(), part.begin() + f * rs);
+  }
+  DeviceArray<T> p, p1;
+  p.from_host(part);
   p1.from_host(whole);
-  DeviceArray<Complex<double>> c(static_cast<std::size_t>(fft.complex_stride())),
-      c1(static_cast<std::size_t>(fft1.complex_stride()));
-  fft.forward(p.data(), c.data(), 1, spectral::Modes::kept);
-  fft1.forward(p1.data(), c1.data(), 1);
+  DeviceArray<Complex<T>> c(static_cast<std::size_t>(cs * fields)), c1(static_cast<std::size_t>(cs1 * fields));
+  fft.forward(p.data(), c.data(), fields, spectral::Modes::kept);
+  fft1.forward(p1.data(), c1.data(), fields);
   const index_t e[3] = {g.kept_extent(0), g.kept_extent(1), dims == 3 ? g.kept_extent(2) : 0};
   const auto s = c.to_host();
   auto s1 = c1.to_host();
   std::vector<double> mine, ref;
-  std::vector<Complex<double>> masked;  // this rank's block of the masked one-rank spectrum
-  for (index_t a = 0; a < g.na; ++a)
-    for (index_t b = 0; b < g.nb_local; ++b)
-      for (index_t k = 0; k < g.nc_local; ++k) {
-        const index_t m = (a * g.nb_local + b) * g.nc_local + k;
-        index_t ix, iy, iz;
-        g.wave(m, ix, iy, iz);
-        const auto& x = s[static_cast<std::size_t>(m)];
-        const auto& y = s1[static_cast<std::size_t>((a * g.nb + g.b0 + b) * g.nc + g.c0 + k)];
-        if (ix <= e[0] && std::abs(iy) <= e[1] && std::abs(iz) <= e[2])
-          mine.push_back(x.re), mine.push_back(x.im), ref.push_back(y.re), ref.push_back(y.im);
-        masked.push_back(g.kept(ix, iy, iz) ? y : Complex<double>{0.0, 0.0});
-      }
+  std::vector<Complex<T>> masked(c.size());  // this rank's block of the masked one-rank spectra
+  for (int f = 0; f < fields; ++f)
+    for (index_t a = 0; a < g.na; ++a)
+      for (index_t b = 0; b < g.nb_local; ++b)
+        for (index_t k = 0; k < g.nc_local; ++k) {
+          const index_t m = (a * g.nb_local + b) * g.nc_local + k;
+          index_t ix, iy, iz;
+          g.wave(m, ix, iy, iz);
+          const auto& x = s[static_cast<std::size_t>(f * cs + m)];
+          const auto& y = s1[static_cast<std::size_t>(f * cs1 + (a * g.nb + g.b0 + b) * g.nc + g.c0 + k)];
+          if (ix <= e[0] && std::abs(iy) <= e[1] && std::abs(iz) <= e[2])
+            mine.push_back(x.re), mine.push_back(x.im), ref.push_back(y.re), ref.push_back(y.im);
+          masked[static_cast<std::size_t>(f * cs + m)] = g.kept(ix, iy, iz) ? y : Complex<T>{0, 0};
+        }
+  const double eps = 100 * std::numeric_limits<T>::epsilon();
   const std::string what = std::to_string(dims) + "D " + std::to_string(grid_rows) + " x " +
-                           std::to_string(world().size() / grid_rows) + (spherical ? " sphere" : " 2/3");
-  EXPECT_LT(relative_difference(mine, ref), 100 * 2.2e-16) << what << " forward";
-  for (index_t m = 0; m < g1.modes(); ++m) {
-    index_t ix, iy, iz;
-    g1.wave(m, ix, iy, iz);
-    if (!g1.kept(ix, iy, iz)) s1[static_cast<std::size_t>(m)] = {0.0, 0.0};
-  }
-  masked.resize(c.size());
+                           std::to_string(world().size() / grid_rows) + (spherical ? " sphere" : " 2/3") +
+                           ", " + std::to_string(fields) + " field(s), " + std::to_string(sizeof(T) * 8) +
+                           " bits";
+  EXPECT_LT(relative_difference(mine, ref), eps) << what << " forward";
+  for (int f = 0; f < fields; ++f)
+    for (index_t m = 0; m < g1.modes(); ++m) {
+      index_t ix, iy, iz;
+      g1.wave(m, ix, iy, iz);
+      if (!g1.kept(ix, iy, iz)) s1[static_cast<std::size_t>(f * cs1 + m)] = {0, 0};
+    }
   c.from_host(masked);
   c1.from_host(s1);
-  fft.backward(c.data(), p.data(), 1, spectral::Modes::kept);
-  fft1.backward(c1.data(), p1.data(), 1);
-  std::vector<double> back = p.to_host();
-  back.resize(static_cast<std::size_t>(g.points()));
-  EXPECT_LT(relative_difference(back, slab_of(p1.to_host(), g, 1)), 100 * 2.2e-16) << what << " backward";
+  fft.backward(c.data(), p.data(), fields, spectral::Modes::kept);
+  fft1.backward(c1.data(), p1.data(), fields);
+  const std::vector<T> hp = p.to_host(), hp1 = p1.to_host();
+  std::vector<double> back, back1;
+  for (int f = 0; f < fields; ++f) {
+    back.insert(back.end(), hp.begin() + f * rs, hp.begin() + f * rs + g.points());
+    const std::vector<double> w(hp1.begin() + f * rs1, hp1.begin() + f * rs1 + g1.points());
+    const std::vector<double> mine1 = slab_of(w, g, 1);
+    back1.insert(back1.end(), mine1.begin(), mine1.end());
+  }
+  EXPECT_LT(relative_difference(back, back1), eps) << what << " backward";
 }
 
 TEST(SpectralMpi, PrunedFftEqualsTheFullSerialOne) {
   for (bool spherical : {false, true}) {
-    check_pruned_fft(2, 1, spherical);
-    check_pruned_fft(3, 1, spherical);
-    for (int p1 : pencil_rows()) check_pruned_fft(3, p1, spherical);
+    check_pruned_fft<double>(2, 1, spherical);
+    check_pruned_fft<double>(3, 1, spherical);
+    for (int p1 : pencil_rows()) check_pruned_fft<double>(3, p1, spherical);
   }
+  check_pruned_fft<double>(3, 1, false, 3);  // the compact buffers, each used again
+  check_pruned_fft<float>(3, 1, false, 3);   // and one column in (single precision)
 }
 
 /// A short decaying-turbulence run: velocity and diagnostics after `steps` steps.
