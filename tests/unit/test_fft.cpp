@@ -165,6 +165,67 @@ TEST(Fft, StridedC2cAlongTheSlowestAxis) {
   EXPECT_LT(err, 1e-14);
 }
 
+/// Out of place (FftLayout::out_of_place, out_stride): the columns [2, 7) of a [n][m] array into the
+/// columns [1, 6) of a [n][w] array (the compact-buffer-to-spectrum transform of spectral/slab_fft.cpp)
+/// give the in-place transform of those columns, to round-off (1e-13: O(1) values, n = 24), and touch
+/// nothing else of the output; backward the other way round gives n times the input.
+TEST(Fft, OutOfPlaceC2cWithOtherStrides) {
+  if (!eddy::backend::fft_available())
+    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
+  const index_t n = 24, m = 10, w = 7, first = 2, to = 1, batch = 5;
+  FftLayout in_place;
+  in_place.n = {n};
+  in_place.batch = batch;
+  in_place.stride = m;
+  in_place.in_dist = in_place.out_dist = 1;
+  FftLayout there = in_place, back = in_place;
+  there.out_stride = w;
+  there.out_of_place = true;
+  back.stride = w;
+  back.out_stride = m;
+  back.out_of_place = true;
+  const FftPlan<double> ref(FftKind::c2c_forward, in_place), fwd(FftKind::c2c_forward, there),
+      bwd(FftKind::c2c_backward, back);
+  const std::vector<double> r = random_values<double>(static_cast<std::size_t>(2 * n * m), 5);
+  std::vector<Complex<double>> x(static_cast<std::size_t>(n * m));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = {r[2 * k], r[2 * k + 1]};
+  const Complex<double> blank{-7.0, 7.0};
+  DeviceArray<Complex<double>> a, b, c;
+  a.from_host(x);
+  c.from_host(x);
+  b.from_host(std::vector<Complex<double>>(static_cast<std::size_t>(n * w), blank));
+  fwd.execute_out_of_place(a.data() + first, b.data() + to);
+  ref.execute(c.data() + first);
+  const auto got = b.to_host(), want = c.to_host();
+  double err = 0;
+  long touched = 0;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t k = 0; k < w; ++k) {
+      const Complex<double>& g = got[static_cast<std::size_t>(j * w + k)];
+      if (k < to || k >= to + batch) {
+        touched += g.re != blank.re || g.im != blank.im;
+        continue;
+      }
+      const Complex<double>& e = want[static_cast<std::size_t>(j * m + first + k - to)];
+      err = std::max({err, std::fabs(g.re - e.re), std::fabs(g.im - e.im)});
+    }
+  EXPECT_LT(err, 1e-13);
+  EXPECT_EQ(touched, 0);
+  DeviceArray<Complex<double>> d(static_cast<std::size_t>(n * m));
+  bwd.execute_out_of_place(b.data() + to, d.data() + first);
+  const auto y = d.to_host();
+  err = 0;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t k = first; k < first + batch; ++k) {
+      const auto i = static_cast<std::size_t>(j * m + k);
+      err = std::max({err, std::fabs(y[i].re / n - x[i].re), std::fabs(y[i].im / n - x[i].im)});
+    }
+  EXPECT_LT(err, 1e-14);
+  EXPECT_THROW(fwd.execute(a.data()), eddy::Error);                     // in-place call of it
+  EXPECT_THROW(ref.execute_out_of_place(a.data(), b.data()), eddy::Error);  // an in-place plan
+  EXPECT_THROW(fwd.execute_out_of_place(a.data(), a.data()), eddy::Error);  // one array
+}
+
 TEST(Fft, BadLayoutIsRefused) {
   FftLayout l;
   l.n = {};
@@ -173,6 +234,12 @@ TEST(Fft, BadLayoutIsRefused) {
   EXPECT_THROW(FftPlan<double>(FftKind::r2c, l), eddy::Error);
   l.n = {8, 0};
   EXPECT_THROW(FftPlan<double>(FftKind::r2c, l), eddy::Error);
+  l.n = {8};
+  l.out_of_place = true;  // c2c only
+  EXPECT_THROW(FftPlan<double>(FftKind::r2c, l), eddy::Error);
+  l.out_of_place = false;
+  l.out_stride = 2;  // an in-place c2c has one stride
+  EXPECT_THROW(FftPlan<double>(FftKind::c2c_forward, l), eddy::Error);
 }
 
 }  // namespace
