@@ -146,23 +146,30 @@ TEST(SpectralMpi, TransposesPutEveryElementInPlace) {
 /// A transpose that moves only the b-rows of `ranges` (field::SlabShape::rows, global [lo, lo + count)):
 /// those rows arrive where the layouts say (check_transpose's codes), and every other element of the
 /// destination (the skipped rows of every plane, the padding) keeps the value it held, both ways. The
-/// sources hold codes at every row, so a skipped row that moved would show.
+/// sources hold codes at every row, so a skipped row that moved would show. `compact`: the b side in the
+/// compact layout (field::SlabShape::compact: [a][this rank's moved rows, range after range][c], one outer
+/// array), the split form (start, finish) then of one field, the others left as they were.
 template <class E>
 void check_row_transpose(field::SlabExchange& ex, const std::string& what, index_t na, index_t nb, index_t nc,
                          int fields, const std::vector<field::RowRange>& ranges, index_t outer = 1,
-                         index_t b_pad = 0, index_t a_pad = 0) {
+                         index_t b_pad = 0, index_t a_pad = 0, bool compact = false) {
   const int P = ex.ranks(), r = ex.rank();
   const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
   const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
   field::SlabShape s = padded_shape<E>(na, nb, nc, nbl, outer, b_pad, a_pad);
   s.row_ranges = static_cast<int>(ranges.size());
   for (std::size_t i = 0; i < ranges.size(); ++i) s.rows[i] = ranges[i];
+  s.compact = compact;
   auto moved = [&](index_t b) {
     for (const field::RowRange& k : ranges)
       if (b >= k.lo && b < k.lo + k.count) return true;
     return false;
   };
-  const index_t ap = s.a_plane(), bo = na * nbl * nc + b_pad;
+  std::vector<index_t> b_rows;  // the global rows of the b layout's planes, in order
+  for (index_t b = b0; b < b0 + nbl; ++b)
+    if (!compact || moved(b)) b_rows.push_back(b);
+  const auto nr = static_cast<index_t>(b_rows.size());
+  const index_t ap = s.a_plane(), bo = na * nr * nc + (compact ? 0 : b_pad);
   const index_t a_stride = outer * nal * ap + 3, b_stride = outer * bo + 5;  // padded strides
   const E untouched = element<E>(-1.0);
   // Both layouts with the codes of every element (the sources), and where each element sits.
@@ -179,16 +186,20 @@ void check_row_transpose(field::SlabExchange& ex, const std::string& what, index
             a_moved[i] = moved(b);
           }
       for (index_t a = 0; a < na; ++a)
-        for (index_t b = 0; b < nbl; ++b)
+        for (index_t k = 0; k < nr; ++k)
           for (index_t c = 0; c < nc; ++c) {
-            const auto i = static_cast<std::size_t>(f * b_stride + o * bo + (a * nbl + b) * nc + c);
-            b_codes[i] = element<E>(code(f, o * na + a, b0 + b, c, nb, nc));
-            b_moved[i] = moved(b0 + b);
+            const auto i = static_cast<std::size_t>(f * b_stride + o * bo + (a * nr + k) * nc + c);
+            const index_t b = b_rows[static_cast<std::size_t>(k)];
+            b_codes[i] = element<E>(code(f, o * na + a, b, c, nb, nc));
+            b_moved[i] = moved(b);
           }
     }
   long wrong = 0;
-  auto check = [&](const std::vector<E>& got, const std::vector<E>& codes, const std::vector<char>& in) {
-    for (std::size_t i = 0; i < got.size(); ++i) wrong += !same(got[i], in[i] ? codes[i] : untouched);
+  // The first `count` fields moved, the others untouched.
+  auto check = [&](const std::vector<E>& got, const std::vector<E>& codes, const std::vector<char>& in,
+                   index_t stride, int count) {
+    for (std::size_t i = 0; i < got.size(); ++i)
+      wrong += !same(got[i], in[i] && index_t(i) < stride * count ? codes[i] : untouched);
   };
   DeviceArray<E> a_in, b_in, a_out(a_codes.size()), b_out(b_codes.size());
   a_in.from_host(a_codes);
@@ -197,35 +208,41 @@ void check_row_transpose(field::SlabExchange& ex, const std::string& what, index
   a_out.from_host(a_blank);
   b_out.from_host(b_blank);
   ex.a_to_b(s, a_in.data(), a_stride, b_out.data(), b_stride, fields);
-  check(b_out.to_host(), b_codes, b_moved);
+  check(b_out.to_host(), b_codes, b_moved, b_stride, fields);
   ex.b_to_a(s, b_in.data(), b_stride, a_out.data(), a_stride, fields);
-  check(a_out.to_host(), a_codes, a_moved);
+  check(a_out.to_host(), a_codes, a_moved, a_stride, fields);
   // The split form (start, then finish), as the overlapped transforms call it.
+  const int split = compact ? 1 : fields;
   a_out.from_host(a_blank);
   b_out.from_host(b_blank);
-  ex.start(true, s, a_in.data(), a_stride, b_out.data(), b_stride, fields);
+  ex.start(true, s, a_in.data(), a_stride, b_out.data(), b_stride, split);
   ex.finish();
-  check(b_out.to_host(), b_codes, b_moved);
-  ex.start(false, s, b_in.data(), b_stride, a_out.data(), a_stride, fields);
+  check(b_out.to_host(), b_codes, b_moved, b_stride, split);
+  ex.start(false, s, b_in.data(), b_stride, a_out.data(), a_stride, split);
   ex.finish();
-  check(a_out.to_host(), a_codes, a_moved);
+  check(a_out.to_host(), a_codes, a_moved, a_stride, split);
   long moved_rows = 0;
   for (index_t b = 0; b < nb; ++b) moved_rows += moved(b);
-  EXPECT_EQ(world().sum(wrong), 0) << what << ": " << outer << " x " << na << "x" << nb << "x" << nc
-                                   << " fields " << fields << ", " << moved_rows << " rows moved, pads "
-                                   << b_pad << ", " << a_pad;
+  EXPECT_EQ(world().sum(wrong), 0) << what << (compact ? " compact" : "") << ": " << outer << " x " << na
+                                   << "x" << nb << "x" << nc << " fields " << fields << ", " << moved_rows
+                                   << " rows moved, pads " << b_pad << ", " << a_pad;
+}
+
+/// Every transport of this build (MpiSlabExchange) and the one-rank exchange.
+std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> every_exchange() {
+  std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> exchanges;
+  for (const std::string& mode : test::available_transports())
+    exchanges.emplace_back(mode, std::make_unique<parallel::MpiSlabExchange>(
+                                     world(), parallel::make_transport(mode, world())));
+  exchanges.emplace_back("local", std::make_unique<field::LocalSlabExchange>());
+  return exchanges;
 }
 
 /// Row-subset transposes on every transport of this build and the one-rank exchange: ranges that give
 /// ranks all, some (one or both ranges cut) or none of their rows on 2, 3 and 4 ranks (nb = 9 over 4:
 /// 0-2, 3-4, 5-6, 7-8), uneven splits, one or two ranges, several outer arrays with padded planes.
 TEST(SpectralMpi, RowSubsetTransposesMoveOnlyTheKeptRows) {
-  std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> exchanges;
-  for (const std::string& mode : test::available_transports())
-    exchanges.emplace_back(mode, std::make_unique<parallel::MpiSlabExchange>(
-                                     world(), parallel::make_transport(mode, world())));
-  exchanges.emplace_back("local", std::make_unique<field::LocalSlabExchange>());
-  for (auto& [what, ex] : exchanges) {
+  for (auto& [what, ex] : every_exchange()) {
     check_row_transpose<double>(*ex, what, 7, 9, 3, 2, {{0, 3}, {6, 3}});  // the 2/3 rule's shape (3D)
     check_row_transpose<double>(*ex, what, 8, 9, 2, 1, {{0, 4}, {7, 2}});
     check_row_transpose<Complex<double>>(*ex, what, 6, 7, 1, 2, {{0, 4}});  // 2D: kx <= K
@@ -235,96 +252,16 @@ TEST(SpectralMpi, RowSubsetTransposesMoveOnlyTheKeptRows) {
   }
 }
 
-/// A row-subset transpose with the b side in the compact layout (field::SlabShape::compact: [a][this
-/// rank's moved rows, range after range][c], fields `b_stride` apart): the kept rows arrive there in that
-/// order and nothing else of either destination changes (the padding after each compact field, the
-/// skipped rows of the a side), both ways; blocking with several fields (one transpose per field) and
-/// split (start, finish) with one.
-template <class E>
-void check_compact_transpose(field::SlabExchange& ex, const std::string& what, index_t na, index_t nb,
-                             index_t nc, int fields, const std::vector<field::RowRange>& ranges,
-                             index_t a_pad = 0) {
-  const int P = ex.ranks(), r = ex.rank();
-  const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
-  const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
-  field::SlabShape s = padded_shape<E>(na, nb, nc, nbl, 1, 0, a_pad);
-  s.row_ranges = static_cast<int>(ranges.size());
-  for (std::size_t i = 0; i < ranges.size(); ++i) s.rows[i] = ranges[i];
-  s.compact = true;
-  auto moved = [&](index_t b) {
-    for (const field::RowRange& k : ranges)
-      if (b >= k.lo && b < k.lo + k.count) return true;
-    return false;
-  };
-  std::vector<index_t> mine;  // my moved rows, in the compact order
-  for (index_t b = b0; b < b0 + nbl; ++b)
-    if (moved(b)) mine.push_back(b);
-  const auto rows = static_cast<index_t>(mine.size());
-  const index_t ap = s.a_plane(), a_stride = nal * ap + 3, b_stride = na * rows * nc + 5;
-  const E untouched = element<E>(-1.0);
-  std::vector<E> a_codes(static_cast<std::size_t>(a_stride * fields), untouched),
-      b_codes(static_cast<std::size_t>(b_stride * fields), untouched);
-  std::vector<char> a_moved(a_codes.size(), 0), b_moved(b_codes.size(), 0);
-  for (int f = 0; f < fields; ++f) {
-    for (index_t a = 0; a < nal; ++a)
-      for (index_t b = 0; b < nb; ++b)
-        for (index_t c = 0; c < nc; ++c) {
-          const auto i = static_cast<std::size_t>(f * a_stride + a * ap + b * nc + c);
-          a_codes[i] = element<E>(code(f, a0 + a, b, c, nb, nc));
-          a_moved[i] = moved(b);
-        }
-    for (index_t a = 0; a < na; ++a)
-      for (index_t k = 0; k < rows; ++k)
-        for (index_t c = 0; c < nc; ++c) {
-          const auto i = static_cast<std::size_t>(f * b_stride + (a * rows + k) * nc + c);
-          b_codes[i] = element<E>(code(f, a, mine[static_cast<std::size_t>(k)], c, nb, nc));
-          b_moved[i] = 1;
-        }
-  }
-  long wrong = 0;
-  auto check = [&](const std::vector<E>& got, const std::vector<E>& codes, const std::vector<char>& in) {
-    for (std::size_t i = 0; i < got.size(); ++i) wrong += !same(got[i], in[i] ? codes[i] : untouched);
-  };
-  DeviceArray<E> a_in, b_in, a_out(a_codes.size()), b_out(b_codes.size());
-  a_in.from_host(a_codes);
-  b_in.from_host(b_codes);
-  const std::vector<E> a_blank(a_codes.size(), untouched), b_blank(b_codes.size(), untouched);
-  a_out.from_host(a_blank);
-  b_out.from_host(b_blank);
-  ex.a_to_b(s, a_in.data(), a_stride, b_out.data(), b_stride, fields);
-  check(b_out.to_host(), b_codes, b_moved);
-  ex.b_to_a(s, b_in.data(), b_stride, a_out.data(), a_stride, fields);
-  check(a_out.to_host(), a_codes, a_moved);
-  a_out.from_host(a_blank);
-  b_out.from_host(b_blank);
-  ex.start(true, s, a_in.data(), 0, b_out.data(), 0, 1);  // field 0, split
-  ex.finish();
-  ex.start(false, s, b_in.data(), 0, a_out.data(), 0, 1);
-  ex.finish();
-  const std::vector<E> hb = b_out.to_host(), ha = a_out.to_host();
-  for (std::size_t i = 0; i < static_cast<std::size_t>(b_stride); ++i)
-    wrong += !same(hb[i], b_moved[i] ? b_codes[i] : untouched);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(a_stride); ++i)
-    wrong += !same(ha[i], a_moved[i] ? a_codes[i] : untouched);
-  EXPECT_EQ(world().sum(wrong), 0) << what << " compact: " << na << "x" << nb << "x" << nc << " fields "
-                                   << fields << ", " << rows << " rows here, a pad " << a_pad;
-}
-
 /// The compact b layout on every transport and the one-rank exchange, with the row-subset cases' ranges:
 /// on 1 to 4 ranks, ranks with all, part (one range cut, or both ranges: one rank) or none of their rows
 /// (nb = 9 over 3: rows 3-5 keep none of {0, 3}, {6, 3}).
 TEST(SpectralMpi, CompactTransposesReceiveAndSendTheKeptRowsAsTheyAre) {
-  std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> exchanges;
-  for (const std::string& mode : test::available_transports())
-    exchanges.emplace_back(mode, std::make_unique<parallel::MpiSlabExchange>(
-                                     world(), parallel::make_transport(mode, world())));
-  exchanges.emplace_back("local", std::make_unique<field::LocalSlabExchange>());
-  for (auto& [what, ex] : exchanges) {
-    check_compact_transpose<double>(*ex, what, 7, 9, 3, 2, {{0, 3}, {6, 3}});
-    check_compact_transpose<double>(*ex, what, 8, 9, 2, 1, {{0, 4}, {7, 2}});
-    check_compact_transpose<Complex<double>>(*ex, what, 6, 7, 1, 3, {{0, 4}});
-    check_compact_transpose<Complex<double>>(*ex, what, 5, 9, 4, 2, {{0, 2}, {5, 4}}, 3);
-    check_compact_transpose<Complex<double>>(*ex, what, 3, 8, 2, 1, {{1, 3}, {6, 1}}, 5);
+  for (auto& [what, ex] : every_exchange()) {
+    check_row_transpose<double>(*ex, what, 7, 9, 3, 2, {{0, 3}, {6, 3}}, 1, 0, 0, true);
+    check_row_transpose<double>(*ex, what, 8, 9, 2, 1, {{0, 4}, {7, 2}}, 1, 0, 0, true);
+    check_row_transpose<Complex<double>>(*ex, what, 6, 7, 1, 3, {{0, 4}}, 1, 0, 0, true);
+    check_row_transpose<Complex<double>>(*ex, what, 5, 9, 4, 2, {{0, 2}, {5, 4}}, 1, 0, 3, true);
+    check_row_transpose<Complex<double>>(*ex, what, 3, 8, 2, 1, {{1, 3}, {6, 1}}, 1, 0, 5, true);
   }
 }
 
