@@ -43,28 +43,6 @@ EDDY_GPU_BIN=$gpu EDDY_BENCH_STEPS=${EDDY_BENCH_STEPS:-10} EDDY_BENCH_REPEAT=${E
   "$root/scripts/gpu_spectral_scaling.sh" "$out/scaling" 2>&1 | grep -vE "^\s*$"
 
 echo "== against the build before (every row moved)"
-python3 - "$root/cases/benchmarks/results/2026-11-30d-h200/spectral_scaling_x2" "$out/scaling" <<'PY'
-import json, os, sys
-before_dir, after_dir = sys.argv[1], sys.argv[2]
-for name in ("1gpu.json", "2gpu.json"):
-    paths = [os.path.join(before_dir, name), os.path.join(after_dir, name)]
-    if not all(os.path.exists(p) for p in paths):
-        print(f"{name}: missing ({', '.join(p for p in paths if not os.path.exists(p))})")
-        continue
-    b, a = (json.load(open(p)) for p in paths)
-    if (a["grid"], a["precision"], a["time_stepper"]) != (b["grid"], b["precision"], b["time_stepper"]):
-        print(f"{name}: {a['grid']} {a['precision']} {a['time_stepper']}, not the committed case: no comparison")
-        continue
-    print(f"{name} ({a['ranks']} rank(s), {a['grid']} {a['dealiasing']}, {a['steps']} steps x {a['repeats']}):")
-    for key in ("ms_per_step_median", "fft_ms_per_step_median", "fft_pruned_ms_per_step_median"):
-        print(f"  {key}: before {b[key]:.2f}, now {a[key]:.2f} ({a[key] / b[key]:.3f}x)")
-    bb, ab = b.get("breakdown", {}), a.get("breakdown", {})
-    print("  breakdown ms/step, before -> now: " +
-          ", ".join(f"{k} {bb.get(k, 0):.1f} -> {ab.get(k, 0):.1f}" for k in ab))
-    if a["ranks"] > 1:
-        r = a["transpose_bytes_per_step"] / b["transpose_bytes_per_step"]
-        print(f"  sent per rank per step: before {b['transpose_bytes_per_step'] / 2**20:.0f} MiB, now "
-              f"{a['transpose_bytes_per_step'] / 2**20:.0f} MiB ({r:.3f}x; the kept rows: 683/1024 = 0.667); "
-              f"{a['transpose_bandwidth_gbs']:.1f} GB/s (peer {a['peer_bandwidth_gbs']:.1f})")
-PY
+python3 "$root/scripts/compare_scaling.py" "$root/cases/benchmarks/results/2026-11-30d-h200/spectral_scaling_x2" \
+  "$out/scaling" "the kept rows: 683/1024 = 0.667"
 gpu_total
