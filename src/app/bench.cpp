@@ -57,6 +57,25 @@ std::vector<double> time_repeats(long warmup, long steps, int repeats, const std
   return seconds;
 }
 
+/// Step graphs (backend/graph.hpp) against kernel-by-kernel launches in the same run: where the timed
+/// steps ran as recorded graphs (`recordings` > 0), the same repeats again with graphs off. Seconds per
+/// repetition; empty where nothing was recorded (CPU backend, several ranks, band-limited forcing).
+std::vector<double> time_without_graphs(int recordings, const std::function<void(bool)>& set_graphs,
+                                        long warmup, long steps, int repeats, const std::function<void()>& step,
+                                        const parallel::Comm& comm) {
+  if (recordings == 0) return {};
+  set_graphs(false);
+  std::vector<double> seconds = time_repeats(warmup, steps, repeats, step, comm);
+  set_graphs(true);
+  return seconds;
+}
+
+/// The JSON items and the log text of the graphs' comparison: `key`_no_graph (the spread) and
+/// graph_speedup (time without over time with graphs, medians), or graphs_recorded 0.
+std::vector<std::string> graph_items(const std::string& key, const std::vector<double>& without,
+                                     const std::function<double(double)>& figure, double with_median,
+                                     bool higher_is_faster, std::string& text);
+
 /// Steps per repetition: --steps, else about 1e9 point updates (at least 10).
 long default_steps(const BenchOptions& opt, double points) {
   return opt.steps > 0 ? opt.steps : std::max(10L, static_cast<long>(1e9 / points));
@@ -121,6 +140,24 @@ std::vector<std::string> items(std::initializer_list<std::vector<std::string>> g
   std::vector<std::string> all;
   for (const auto& g : groups) all.insert(all.end(), g.begin(), g.end());
   return all;
+}
+
+std::vector<std::string> graph_items(const std::string& key, const std::vector<double>& without,
+                                     const std::function<double(double)>& figure, double with_median,
+                                     bool higher_is_faster, std::string& text) {
+  if (without.empty()) {
+    text = "step graphs: not recorded";
+    return {kv("graph_speedup", "null")};
+  }
+  std::vector<double> v;
+  for (double s : without) v.push_back(figure(s));
+  const Spread m(v);
+  const double speedup = higher_is_faster ? with_median / m.median : m.median / with_median;
+  text = cat("without step graphs ", m.median, " (min ", m.min, ", max ", m.max, "): graphs ", speedup,
+             "x faster");
+  std::vector<std::string> out = kv_spread(key + "_no_graph", m);
+  out.push_back(kv("graph_speedup", speedup));
+  return out;
 }
 
 /// The JSON file: the fields every bench writes (what ran, where, from which commit, with which
@@ -248,8 +285,12 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   const long warmup = std::max(comm.size() > 1 ? 32L : 2L, steps / 5 + steps / 5 % 2);
   const std::vector<double> seconds = time_repeats(
       warmup, steps, opt.repeats, [&] { solver->step(); }, comm);
+  const auto to_mlups = [&](double s) { return cells * double(steps) / s / 1e6; };
   std::vector<double> mlups;
-  for (double s : seconds) mlups.push_back(cells * double(steps) / s / 1e6);
+  for (double s : seconds) mlups.push_back(to_mlups(s));
+  const std::vector<double> seconds_ng = time_without_graphs(
+      solver->graph_recordings(), [&](bool on) { solver->set_graphs(on); }, warmup, steps, opt.repeats,
+      [&] { solver->step(); }, comm);
   const lbm::Stats st = solver->stats();
   if (st.nonfinite > 0) throw NumericalError("eddy bench: the benchmarked state went non-finite");
   const Spread m(mlups);
@@ -286,6 +327,9 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
                 memory_bytes / (1024.0 * 1024.0 * 1024.0), host_memory ? " GiB of host memory" : " GiB",
                 ") holds a ", shape, " ", c.setup.lattice, " ", spec.numerics.precision, " grid of at most ",
                 max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
+  std::string graph_text;
+  const std::vector<std::string> graphs = graph_items("mlups", seconds_ng, to_mlups, m.median, true, graph_text);
+  log::info(cat("bench ", spec.name, ": ", graph_text));
   log_breakdown(spec.name, "halos", bd, comm);
   write_json(
       opt, spec, comm,
@@ -293,7 +337,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
               kv("smagorinsky", c.setup.smagorinsky), kv("cells", static_cast<long long>(cells)),
               kv_text("decomposition", c.decomposition.describe()), kv_text("transport", c.exchanger->name()),
               kv("steps", steps)},
-             kv_spread("mlups", m),
+             kv_spread("mlups", m), graphs,
              {kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs), kv("copy_bandwidth_gbs", copy_gbs),
               kv("bandwidth_fraction", fraction), kv("bytes_allocated", solver->bytes_allocated()),
               kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
@@ -318,6 +362,9 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
 
   const std::vector<double> step_s = time_repeats(
       warmup, steps, opt.repeats, [&] { solver->step(dt); }, comm);
+  const std::vector<double> step_s_ng = time_without_graphs(
+      solver->graph_recordings(), [&](bool on) { solver->set_graphs(on); }, warmup, steps, opt.repeats,
+      [&] { solver->step(dt); }, comm);
   const spectral::Stats st = solver->stats();
   if (st.nonfinite > 0) throw NumericalError("eddy bench: the benchmarked state went non-finite");
   // The floor: the full transforms; and the pruned ones the step runs (the lines outside the mask's box
@@ -348,6 +395,11 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
                 ", max ", f.max, "); step / FFT floor = ", ratio, "; pruned transforms ", fp.median,
                 " ms (step / pruned = ", m.median / fp.median, "); ", points * 1e-3 / m.median,
                 " million points/s"));
+  std::string graph_text;
+  const std::vector<std::string> graphs = graph_items(
+      "ms_per_step", step_s_ng, [&](double sec) { return 1e3 * sec / double(steps); }, m.median, false,
+      graph_text);
+  log::info(cat("bench ", spec.name, ": ", graph_text));
   log_breakdown(spec.name, "transposes", bd, comm);
   write_json(
       opt, spec, comm,
@@ -355,7 +407,7 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
               kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
               kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
               kv("points", static_cast<long long>(points)), kv("steps", steps)},
-             kv_spread("ms_per_step", m),
+             kv_spread("ms_per_step", m), graphs,
              {kv("transforms_per_step", transforms)},
              kv_spread("fft_ms_per_step", f),
              kv_spread("fft_pruned_ms_per_step", fp),

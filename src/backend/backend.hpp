@@ -40,6 +40,13 @@ void initialize(int node_local_rank);
 DeviceInfo device_info();
 /// Wait until every launched kernel and copy has finished.
 void fence();
+namespace detail {
+/// The GPU stream that every kernel, device-to-device copy and fill, and FFT of this process is queued on
+/// (a cudaStream_t / hipStream_t: a blocking stream, so copies to and from the host through the default
+/// stream stay ordered with it); nullptr on the CPU backend. Work on one stream can be recorded as a
+/// graph (backend/graph.hpp), which the legacy default stream cannot.
+void* compute_stream();
+}  // namespace detail
 
 // ------------------------------------------------------------------ memory
 void* allocate(std::size_t bytes);

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <new>
 
+#include "backend/graph.hpp"
+
 namespace eddy::backend {
 
 const char* name() { return "CPU"; }
@@ -45,6 +47,14 @@ DeviceInfo device_info() {
 }
 
 void fence() {}
+void* detail::compute_stream() { return nullptr; }
+
+// Nothing to record on the host: every step runs its work.
+struct StepGraph::Impl {};
+StepGraph::StepGraph() = default;
+StepGraph::~StepGraph() = default;
+void StepGraph::set_enabled(bool on) { enabled_ = on; }
+void StepGraph::run(int, std::uint64_t, const std::function<void()>& work) { work(); }
 
 void* allocate(std::size_t bytes) {
   // 64-byte alignment: whole cache lines, full-width SIMD loads.

@@ -3,6 +3,11 @@
 
 #if EDDY_GPU
 #include <string>
+#include <vector>
+
+#include "backend/graph.hpp"
+#include "backend/profile.hpp"
+#include "core/log.hpp"
 
 #if defined(EDDY_BACKEND_CUDA)
 #define gpuDeviceProp cudaDeviceProp
@@ -14,10 +19,22 @@
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree
 #define gpuMemcpy cudaMemcpy
-#define gpuMemset cudaMemset
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemsetAsync cudaMemsetAsync
 #define gpuMemGetInfo cudaMemGetInfo
-#define gpuMemcpy2D cudaMemcpy2D
-#define gpuMemset2D cudaMemset2D
+#define gpuMemcpy2DAsync cudaMemcpy2DAsync
+#define gpuMemset2DAsync cudaMemset2DAsync
+#define gpuStream_t cudaStream_t
+#define gpuStreamCreate cudaStreamCreate
+#define gpuStreamBeginCapture cudaStreamBeginCapture
+#define gpuStreamEndCapture cudaStreamEndCapture
+#define gpuStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define gpuGraph_t cudaGraph_t
+#define gpuGraphExec_t cudaGraphExec_t
+#define gpuGraphDestroy cudaGraphDestroy
+#define gpuGraphExecDestroy cudaGraphExecDestroy
+#define gpuGraphLaunch cudaGraphLaunch
+#define gpuGetLastError cudaGetLastError
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
@@ -35,10 +52,22 @@
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
 #define gpuMemcpy hipMemcpy
-#define gpuMemset hipMemset
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemsetAsync hipMemsetAsync
 #define gpuMemGetInfo hipMemGetInfo
-#define gpuMemcpy2D hipMemcpy2D
-#define gpuMemset2D hipMemset2D
+#define gpuMemcpy2DAsync hipMemcpy2DAsync
+#define gpuMemset2DAsync hipMemset2DAsync
+#define gpuStream_t hipStream_t
+#define gpuStreamCreate hipStreamCreate
+#define gpuStreamBeginCapture hipStreamBeginCapture
+#define gpuStreamEndCapture hipStreamEndCapture
+#define gpuStreamCaptureModeThreadLocal hipStreamCaptureModeThreadLocal
+#define gpuGraph_t hipGraph_t
+#define gpuGraphExec_t hipGraphExec_t
+#define gpuGraphDestroy hipGraphDestroy
+#define gpuGraphExecDestroy hipGraphExecDestroy
+#define gpuGraphLaunch hipGraphLaunch
+#define gpuGetLastError hipGetLastError
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
@@ -78,7 +107,22 @@ void initialize(int node_local_rank) {
   EDDY_GPU_CHECK(gpuGetDeviceCount(&count));
   if (count == 0) throw Error(std::string(name()) + ": no GPU visible to this process");
   EDDY_GPU_CHECK(gpuSetDevice(node_local_rank % count));
+  (void)detail::compute_stream();  // on this device
 }
+
+namespace detail {
+// Created on first use, on the device current then (initialize() makes that the rank's device), and
+// kept for the process's life: streams are cheap, and destroying one at exit races the runtime's own
+// teardown.
+void* compute_stream() {
+  static gpuStream_t s = [] {
+    gpuStream_t created = nullptr;
+    EDDY_GPU_CHECK(gpuStreamCreate(&created));
+    return created;
+  }();
+  return s;
+}
+}  // namespace detail
 
 DeviceInfo device_info() {
   DeviceInfo d;
@@ -128,13 +172,14 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;  // empty blocks of uneven splits may have null pointers
   EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToHost));
 }
+// Work within device memory is queued on the compute stream, in order with the kernels (and recordable).
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;  // empty blocks of uneven splits may have null pointers
-  EDDY_GPU_CHECK(gpuMemcpy(dst, src, bytes, gpuMemcpyDeviceToDevice));
+  EDDY_GPU_CHECK(gpuMemcpyAsync(dst, src, bytes, gpuMemcpyDeviceToDevice, detail::stream()));
 }
 void fill_zero(void* dst, std::size_t bytes) {
   if (bytes == 0) return;
-  EDDY_GPU_CHECK(gpuMemset(dst, 0, bytes));
+  EDDY_GPU_CHECK(gpuMemsetAsync(dst, 0, bytes, detail::stream()));
 }
 void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows) {
@@ -142,13 +187,86 @@ void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::s
   // One row (or rows without gaps) is a plain copy: the 2D copy would refuse pitches past its limit
   // (cudaDevAttrMaxPitch, 2^31 - 1 bytes), which a single row of a large array may well have.
   if (rows == 1 || (dst_pitch == width && src_pitch == width)) return copy_on_device(dst, src, width * rows);
-  EDDY_GPU_CHECK(gpuMemcpy2D(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice));
+  EDDY_GPU_CHECK(
+      gpuMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice, detail::stream()));
 }
 
 void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {
   if (width == 0 || rows == 0) return;
   if (rows == 1 || pitch == width) return fill_zero(dst, width * rows);  // as copy_2d_on_device: pitch limit
-  EDDY_GPU_CHECK(gpuMemset2D(dst, pitch, 0, width, rows));
+  EDDY_GPU_CHECK(gpuMemset2DAsync(dst, pitch, 0, width, rows, detail::stream()));
+}
+
+struct StepGraph::Impl {
+  struct Recording {
+    int slot;
+    std::uint64_t stamp;
+    gpuGraphExec_t exec;
+  };
+  std::vector<Recording> recordings;
+  bool broken = false;  // recording failed once: run directly from then on
+
+  void clear() {
+    for (const Recording& r : recordings) (void)gpuGraphExecDestroy(r.exec);
+    recordings.clear();
+  }
+  ~Impl() { clear(); }
+};
+
+StepGraph::StepGraph() : impl_(std::make_unique<Impl>()) {}
+StepGraph::~StepGraph() = default;
+
+void StepGraph::set_enabled(bool on) {
+  enabled_ = on;
+  if (!on) impl_->clear();
+}
+
+void StepGraph::run(int slot, std::uint64_t stamp, const std::function<void()>& work) {
+  if (!enabled_ || impl_->broken || phase_timer().on()) return work();
+  const gpuStream_t s = detail::stream();
+  auto& recs = impl_->recordings;
+  for (std::size_t k = 0; k < recs.size(); ++k) {
+    if (recs[k].slot != slot) continue;
+    if (recs[k].stamp == stamp) {
+      EDDY_GPU_CHECK(gpuGraphLaunch(recs[k].exec, s));
+      return;
+    }
+    (void)gpuGraphExecDestroy(recs[k].exec);  // recorded with other values: record again
+    recs.erase(recs.begin() + static_cast<std::ptrdiff_t>(k));
+    break;
+  }
+  // Thread-local mode: only this thread's calls that could not be recorded fail (and end the recording).
+  EDDY_GPU_CHECK(gpuStreamBeginCapture(s, gpuStreamCaptureModeThreadLocal));
+  std::string failure;
+  try {
+    work();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  gpuGraph_t graph = nullptr;
+  const auto ended = gpuStreamEndCapture(s, &graph);
+  gpuGraphExec_t exec = nullptr;
+  if (failure.empty() && ended != gpuSuccess) failure = gpuGetErrorString(ended);
+  if (failure.empty()) {
+#if defined(EDDY_BACKEND_CUDA)
+    const auto made = cudaGraphInstantiateWithFlags(&exec, graph, 0);
+#else
+    const auto made = hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0);
+#endif
+    if (made != gpuSuccess) failure = gpuGetErrorString(made);
+  }
+  if (graph) (void)gpuGraphDestroy(graph);
+  if (!failure.empty()) {
+    (void)gpuGetLastError();  // the failed recording's error is handled here
+    impl_->broken = true;
+    impl_->clear();
+    log::warn(std::string("step graphs off: the step could not be recorded (") + failure +
+              "); it runs kernel by kernel");
+    return work();  // nothing had run while recording
+  }
+  ++recordings_;
+  recs.push_back({slot, stamp, exec});
+  EDDY_GPU_CHECK(gpuGraphLaunch(exec, s));
 }
 
 }  // namespace eddy::backend

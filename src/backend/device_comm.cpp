@@ -2,6 +2,7 @@
 // say what is missing.
 #include "backend/device_comm.hpp"
 
+#include "backend/backend.hpp"
 #include "core/error.hpp"
 
 #if defined(EDDY_BACKEND_CUDA) && defined(EDDY_HAVE_NCCL)
@@ -33,6 +34,9 @@ std::string device_comm_version() {
          std::to_string(v % 100);
 }
 
+/// The stream the kernels run on, which rounds follow and which waits for them.
+static cudaStream_t compute() { return static_cast<cudaStream_t>(detail::compute_stream()); }
+
 struct DeviceComm::Impl {
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
@@ -54,7 +58,7 @@ DeviceComm::DeviceComm(int rank, int size, const std::vector<char>& id) : impl_(
   check(ncclCommInitRank(&impl_->comm, size, uid, rank), "ncclCommInitRank");
   int least = 0, greatest = 0;
   check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "stream priorities");
-  // Non-blocking: no implicit ordering with the legacy default stream the kernels run on; highest
+  // Non-blocking: no implicit ordering with the compute stream the kernels run on (backend.hpp); highest
   // priority: its few blocks are scheduled ahead of the interior update's.
   check(cudaStreamCreateWithPriority(&impl_->stream, cudaStreamNonBlocking, greatest), "stream");
   check(cudaEventCreateWithFlags(&impl_->ready, cudaEventDisableTiming), "event");
@@ -71,7 +75,7 @@ DeviceComm::~DeviceComm() {
 }
 
 void DeviceComm::begin() {
-  check(cudaEventRecord(impl_->ready, 0), "event record");
+  check(cudaEventRecord(impl_->ready, compute()), "event record");
   check(cudaStreamWaitEvent(impl_->stream, impl_->ready, 0), "stream wait");
   check(ncclGroupStart(), "ncclGroupStart");
 }
@@ -85,7 +89,7 @@ void DeviceComm::end() {
   check(ncclGroupEnd(), "ncclGroupEnd");
   check(cudaEventRecord(impl_->done, impl_->stream), "event record");
 }
-void DeviceComm::join() { check(cudaStreamWaitEvent(0, impl_->done, 0), "stream wait"); }
+void DeviceComm::join() { check(cudaStreamWaitEvent(compute(), impl_->done, 0), "stream wait"); }
 
 }  // namespace eddy::backend
 

@@ -1,6 +1,7 @@
 // FFT plans on the CUDA backend: cuFFT, 64-bit plan interface, work memory owned by the caller
-// (set_work_area) or, if none was given, by the plan itself. Transforms run on the default stream,
-// where every parallel_for runs too, so no synchronisation is needed between them.
+// (set_work_area) or, if none was given, by the plan itself. Transforms run on the compute stream
+// (backend.hpp), where every parallel_for runs too, so no synchronisation is needed between them and a
+// step's transforms can be recorded in its graph (graph.hpp).
 #include "backend/fft.hpp"
 
 #if defined(EDDY_FFT_CUFFT)
@@ -68,6 +69,7 @@ class CufftPlan final : public detail::LibraryPlan<T> {
                                                   : Types<T>::c2c;
     check(cufftCreate(&handle_), "create");
     cufftResult r = cufftSetAutoAllocation(handle_, 0);
+    if (r == CUFFT_SUCCESS) r = cufftSetStream(handle_, static_cast<cudaStream_t>(detail::compute_stream()));
     if (r == CUFFT_SUCCESS)
       r = cufftMakePlanMany64(handle_, static_cast<int>(l.n.size()), n, in_n, s.in_stride, s.in_dist, out_n,
                               s.out_stride, s.out_dist, type, l.batch, &work_);

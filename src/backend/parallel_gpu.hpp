@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "backend/fast_div.hpp"
 #include "core/error.hpp"
 
@@ -32,6 +33,11 @@ using gpu_error_t = hipError_t;
 void check_last(gpu_error_t e, const char* file, int line);
 /// Blocks to launch for n indices (capped; the kernels stride).
 int grid_for(index_t n);
+#if defined(EDDY_BACKEND_CUDA)
+inline cudaStream_t stream() { return static_cast<cudaStream_t>(compute_stream()); }
+#else
+inline hipStream_t stream() { return static_cast<hipStream_t>(compute_stream()); }
+#endif
 
 template <class F>
 __global__ void __launch_bounds__(block_size) for_kernel(index_t n, F f) {
@@ -81,7 +87,7 @@ __global__ void __launch_bounds__(block_size) reduce_kernel(index_t n, T identit
 template <class F>
 void parallel_for(const char* /*label*/, index_t n, F f) {
   if (n <= 0) return;
-  detail::for_kernel<<<detail::grid_for(n), detail::block_size>>>(n, f);
+  detail::for_kernel<<<detail::grid_for(n), detail::block_size, 0, detail::stream()>>>(n, f);
   EDDY_GPU_CHECK_LAST();
 }
 
@@ -98,7 +104,7 @@ void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz,
     const index_t n = nx * cy * cz;
     const int blocks =
         stride ? detail::grid_for(n) : static_cast<int>((n + detail::block_size - 1) / detail::block_size);
-    detail::box_kernel<stride><<<blocks, detail::block_size>>>(
+    detail::box_kernel<stride><<<blocks, detail::block_size, 0, detail::stream()>>>(
         static_cast<std::uint32_t>(n), FastDiv(static_cast<std::uint32_t>(nx)),
         FastDiv(static_cast<std::uint32_t>(cy)), y0, z0, f);
     EDDY_GPU_CHECK_LAST();
@@ -119,7 +125,8 @@ T parallel_reduce(const char* /*label*/, index_t n, T identity, F f, Op op) {
   if (n <= 0) return identity;
   const int blocks = detail::grid_for(n);
   DeviceArray<T> partial(static_cast<std::size_t>(blocks));
-  detail::reduce_kernel<<<blocks, detail::block_size>>>(n, identity, f, op, partial.data());
+  detail::reduce_kernel<<<blocks, detail::block_size, 0, detail::stream()>>>(n, identity, f, op,
+                                                                              partial.data());
   EDDY_GPU_CHECK_LAST();
   const std::vector<T> h = partial.to_host();
   T r = identity;

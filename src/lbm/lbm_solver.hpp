@@ -77,8 +77,14 @@ class Solver {
   virtual ~Solver() = default;
   /// Set every cell to the equilibrium of the given state; resets the step count.
   virtual void initialize(const InitialCondition& ic) = 0;
-  /// Advance one time step (stream, collide, boundaries).
+  /// Advance one time step (stream, collide, boundaries). On a GPU with one rank, a step of several
+  /// launches (walls, boundary links) is recorded as a graph once per kind (even, odd) and replayed
+  /// (backend/graph.hpp), except while a boundary velocity ramps up.
   virtual void step() = 0;
+  /// Step graphs on (the default) or off (eddy bench times both).
+  virtual void set_graphs(bool on) = 0;
+  /// How many times a step was recorded as a graph (0 on the CPU backend or where the step cannot be).
+  virtual int graph_recordings() const = 0;
   /// Steps taken since initialize().
   virtual long steps() const = 0;
   /// Density and velocity of the interior cells (x fastest); velocity has `dims` components per cell.

@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
+#include "backend/graph.hpp"
 #include "backend/parallel.hpp"
 #include "core/error.hpp"
 #include "spectral/initial_k.hpp"
@@ -364,38 +367,28 @@ class SolverImpl final : public Solver {
   /// (cuFFT callbacks). The transforms themselves skip the lines outside the mask's box (products():
   /// Modes::kept, slab_fft.hpp).
   void step(double dt) override {
-    StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
-    // The stage value whose nonlinear term (and force) a stage evaluates: u at stage 1, x after.
-    // Phase shifts (when on): RK4 shifts stages 2 and 4, whose weights in the step (1/3, 1/6) cancel the
-    // singly aliased errors of stages 3 and 1 (1/3, 1/6); RK3 shifts every other step.
-    // Stage 1's inputs are in w_ already when the last step left them there (ready_).
-    const bool shifting = setup_.dealiasing == "phase_shift";
+    // The step's device work as a graph (backend/graph.hpp): recorded once per slot and replayed while
+    // dt stays the same. What the launches take by value besides dt: phase shifts (the parity of the
+    // step under RK3) and whether stage 1's inputs must be formed first (ready_): the slot. Only where
+    // nothing in the step waits for the host: one rank (the transposes of several go through MPI) and no
+    // band-limited force (its coefficient is a reduction each stage).
     const bool band = setup_.forcing.kind == Forcing::band_limited;
-    if (setup_.stepper == "rk3") {
-      const bool shifted = shifting && steps_ % 2 == 1;
-      if (!ready_) inputs(u_.data(), shifted);
-      for (int s = 1; s <= 3; ++s) {
-        const C* x = s == 1 ? u_.data() : x_.data();
-        products();
-        const bool next_shifted = s < 3 ? shifted : shifting && steps_ % 2 == 0;
-        const NextInputs<T> next{w_.data(), cs_, grid_, next_shifted, (band && s < 3) || s == 2};
-        grid_.dims == 2 ? launch_stage<3>(s, grid_, rhs2d(shifted, x), a, next)
-                        : launch_stage<3>(s, grid_, rhs3d(shifted, x), a, next);
-      }
+    const int parity = setup_.stepper == "rk3" && setup_.dealiasing == "phase_shift" ? int(steps_ % 2) : 0;
+    const auto work = [this, dt, parity] { stages(dt, parity); };
+    if (ex_.ranks() == 1 && !band) {
+      std::uint64_t stamp = 0;
+      static_assert(sizeof stamp == sizeof dt);
+      std::memcpy(&stamp, &dt, sizeof dt);
+      graph_.run(parity * 2 + (ready_ ? 1 : 0), stamp, work);
     } else {
-      if (!ready_) inputs(u_.data(), false);
-      for (int s = 1; s <= 4; ++s) {
-        const bool shifted = shifting && s % 2 == 0;
-        const C* x = s == 1 ? u_.data() : x_.data();
-        products();
-        const NextInputs<T> next{w_.data(), cs_, grid_, shifting && s % 2 == 1 && s < 4, band && s < 4};
-        grid_.dims == 2 ? launch_stage<4>(s, grid_, rhs2d(shifted, x), a, next)
-                        : launch_stage<4>(s, grid_, rhs3d(shifted, x), a, next);
-      }
+      work();
     }
     ready_ = true;
     ++steps_;
   }
+
+  void set_graphs(bool on) override { graph_.set_enabled(on); }
+  int graph_recordings() const override { return graph_.recordings(); }
 
   long steps() const override { return steps_; }
 
@@ -535,6 +528,40 @@ class SolverImpl final : public Solver {
   }
   T scale() const { return T(1.0 / double(grid_.total_points())); }
 
+  /// The stages of one step of dt: device work only (launches and transforms; no host state changes),
+  /// so that step() can record it. `parity`: the step's parity where RK3 alternates phase shifts.
+  void stages(double dt, int parity) {
+    StageArgs<T> a{u_.data(), acc_.data(), x_.data(), cs_, T(dt), lin_};
+    // The stage value whose nonlinear term (and force) a stage evaluates: u at stage 1, x after.
+    // Phase shifts (when on): RK4 shifts stages 2 and 4, whose weights in the step (1/3, 1/6) cancel the
+    // singly aliased errors of stages 3 and 1 (1/3, 1/6); RK3 shifts every other step.
+    // Stage 1's inputs are in w_ already when the last step left them there (ready_).
+    const bool shifting = setup_.dealiasing == "phase_shift";
+    const bool band = setup_.forcing.kind == Forcing::band_limited;
+    if (setup_.stepper == "rk3") {
+      const bool shifted = shifting && parity == 1;
+      if (!ready_) inputs(u_.data(), shifted);
+      for (int s = 1; s <= 3; ++s) {
+        const C* x = s == 1 ? u_.data() : x_.data();
+        products();
+        const bool next_shifted = s < 3 ? shifted : shifting && parity == 0;
+        const NextInputs<T> next{w_.data(), cs_, grid_, next_shifted, (band && s < 3) || s == 2};
+        grid_.dims == 2 ? launch_stage<3>(s, grid_, rhs2d(shifted, x), a, next)
+                        : launch_stage<3>(s, grid_, rhs3d(shifted, x), a, next);
+      }
+    } else {
+      if (!ready_) inputs(u_.data(), false);
+      for (int s = 1; s <= 4; ++s) {
+        const bool shifted = shifting && s % 2 == 0;
+        const C* x = s == 1 ? u_.data() : x_.data();
+        products();
+        const NextInputs<T> next{w_.data(), cs_, grid_, shifting && s % 2 == 1 && s < 4, band && s < 4};
+        grid_.dims == 2 ? launch_stage<4>(s, grid_, rhs2d(shifted, x), a, next)
+                        : launch_stage<4>(s, grid_, rhs3d(shifted, x), a, next);
+      }
+    }
+  }
+
   /// The inputs of the backward transforms of the nonlinear term of state `s` into w_, formed on the grid
   /// shifted by half a cell when `shifted` (later stages' inputs come from the stage updates: NextInputs).
   void inputs(const C* s, bool shifted) {
@@ -598,6 +625,7 @@ class SolverImpl final : public Solver {
   long steps_ = 0;
   // w_ holds the inputs of the next step's stage 1 (step leaves them there; the rest reuse w_).
   bool ready_ = false;
+  backend::StepGraph graph_;
 };
 
 }  // namespace

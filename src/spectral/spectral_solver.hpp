@@ -88,8 +88,13 @@ class Solver {
   virtual void set_rest() = 0;
   /// Set the state to a random field with the spectrum `r` (same on every decomposition).
   virtual void set_random_spectrum(const RandomSpectrum& r) = 0;
-  /// Advance one time step of dt seconds.
+  /// Advance one time step of dt seconds. On a GPU with one rank and no band-limited force, the step's
+  /// device work is recorded as a graph once and replayed while dt stays the same (backend/graph.hpp).
   virtual void step(double dt) = 0;
+  /// Step graphs on (the default) or off (eddy bench times both).
+  virtual void set_graphs(bool on) = 0;
+  /// How many times a step was recorded as a graph (0 on the CPU backend or where the step cannot be).
+  virtual int graph_recordings() const = 0;
   virtual long steps() const = 0;
   /// Physical velocity on this rank's slab: dims components per point [m/s].
   virtual void velocity(std::vector<double>& u) = 0;

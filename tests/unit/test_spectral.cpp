@@ -205,6 +205,40 @@ std::vector<double> taylor_green_3d(int n) {
   return u;
 }
 
+// Step graphs (backend/graph.hpp) replay exactly what the step launches: bitwise the same state as
+// kernel-by-kernel steps, through the cases that make the step record again: RK3 with phase shifts (a
+// recording per parity), a diagnostic in between (the next step forms its stage-1 inputs first), another
+// dt (recorded anew). On a GPU the graphs must have been recorded; the CPU backend runs every step.
+TEST(Spectral, StepGraphsReplayTheSameSteps) {
+  if (!eddy::backend::fft_available()) GTEST_SKIP();
+  eddy::field::LocalSlabExchange ex;
+  for (const std::string stepper : {"rk4", "rk3"}) {
+    eddy::spectral::Setup s = setup3d(16);
+    s.stepper = stepper;
+    s.dealiasing = stepper == "rk3" ? "phase_shift" : "two_thirds";
+    auto a = eddy::spectral::make_solver(s, ex), b = eddy::spectral::make_solver(s, ex);
+    a->set_velocity(taylor_green_3d(16)), b->set_velocity(taylor_green_3d(16));
+    b->set_graphs(false);
+    for (int k = 0; k < 5; ++k) a->step(0.01), b->step(0.01);
+    EXPECT_EQ(a->save_state(), b->save_state()) << stepper;
+    std::vector<double> w;
+    a->vorticity(w), b->vorticity(w);  // leaves w_ without the next stage-1 inputs
+    for (int k = 0; k < 3; ++k) a->step(0.01), b->step(0.01);
+    a->step(0.005), b->step(0.005);
+    a->step(0.01), b->step(0.01);
+    EXPECT_EQ(a->save_state(), b->save_state()) << stepper;
+    EXPECT_EQ(b->graph_recordings(), 0);
+    // RK4 (steps 0-9): the first step (stage-1 inputs formed), the following ones (inputs ready), after
+    // the diagnostic the first kind again (replayed), dt 0.005 and then 0.01 again (its slot was recorded
+    // anew for 0.005): 4. RK3 with phase shifts, slots (parity, inputs ready): step 0 (0, no), 1 (1, yes),
+    // 2 (0, yes), 5 (1, no), 8 (0, yes) for dt 0.005; step 9 replays (1, yes): 5.
+    if (eddy::backend::is_gpu())
+      EXPECT_EQ(a->graph_recordings(), stepper == "rk4" ? 4 : 5) << stepper;
+    else
+      EXPECT_EQ(a->graph_recordings(), 0);
+  }
+}
+
 TEST(Spectral, ParsevalDiagnosticsOfTaylorGreen) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
   eddy::field::LocalSlabExchange ex;
