@@ -2,7 +2,9 @@
 /// Global transposes of slab-decomposed arrays (field/slab.hpp): the distributed FFT's communication.
 /// Each rank packs, on the device, the part of every field that goes to each rank into one contiguous
 /// segment per destination (strided block copies), the run's Transport (parallel/transport.hpp: mpi,
-/// mpi-gpu or nccl) moves the segments, and the received ones are unpacked on the device. Splits may be
+/// mpi-gpu or nccl) moves the segments, and the received ones are unpacked on the device. Where the b
+/// side of one field is in the compact layout (field::SlabShape::compact, or the b-slab layout of a block
+/// that moves whole), its segments are the messages: only the a side is packed or unpacked. Splits may be
 /// uneven (the first n % P ranks hold one plane more).
 #include <memory>
 #include <string>
