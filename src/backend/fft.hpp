@@ -63,13 +63,13 @@ enum class FftKind { r2c, c2r, c2c_forward, c2c_backward };
 /// Shape and memory layout of a batch of transforms (element units: reals for the real side of r2c/c2r,
 /// complex numbers otherwise).
 struct FftLayout {
-  std::vector<index_t> n;  ///< transform sizes, slowest first (1 to 3 entries)
-  index_t batch = 1;       ///< transforms in the batch
-  index_t stride = 1;      ///< distance between consecutive points of one transform (input; output too
-                           ///< unless out_stride is set)
-  index_t in_dist = 0;     ///< distance between the inputs of consecutive transforms (0 = contiguous)
-  index_t out_dist = 0;    ///< distance between the outputs (0 = contiguous)
-  index_t out_stride = 0;  ///< the output's distance between consecutive points (0 = stride)
+  std::vector<index_t> n;     ///< transform sizes, slowest first (1 to 3 entries)
+  index_t batch = 1;          ///< transforms in the batch
+  index_t stride = 1;         ///< distance between consecutive points of one transform (input; output too
+                              ///< unless out_stride is set)
+  index_t in_dist = 0;        ///< distance between the inputs of consecutive transforms (0 = contiguous)
+  index_t out_dist = 0;       ///< distance between the outputs (0 = contiguous)
+  index_t out_stride = 0;     ///< the output's distance between consecutive points (0 = stride)
   bool out_of_place = false;  ///< c2c only: planned out of place, executed by execute(in, out)
 };
 

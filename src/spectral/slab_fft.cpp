@@ -214,7 +214,8 @@ void SlabFft<T>::plan_compact(index_t rows) {
 template <class T>
 void SlabFft<T>::compact_along_a(bool fwd, C* buffer, C* spec) {
   if (fwd) {
-    for (const CompactColumns& c : compact_a_) c.fwd.execute_out_of_place(buffer + c.in_first, spec + c.out_first);
+    for (const CompactColumns& c : compact_a_)
+      c.fwd.execute_out_of_place(buffer + c.in_first, spec + c.out_first);
     return;
   }
   for (auto c = compact_a_.rbegin(); c != compact_a_.rend(); ++c)  // the last range first (plan_compact)
@@ -389,8 +390,8 @@ void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* 
     stages.emplace_back([&](int f) { along_y(fwd, f, modes); });
     transposes.push_back({&ex_, column_shape(), ytmp, ytmp_stride_, spec, complex_stride_});
   } else {
-    transposes.push_back({&ex_, slab_shape(modes), tmp, tmp_stride_, compact_b ? nullptr : spec,
-                          complex_stride_});
+    transposes.push_back(
+        {&ex_, slab_shape(modes), tmp, tmp_stride_, compact_b ? nullptr : spec, complex_stride_});
   }
   if (compact_b)
     stages.emplace_back([&](int f) { compact_along_a(fwd, compact(f), spec + f * complex_stride_); });
@@ -411,8 +412,7 @@ void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* 
   };
   if (compact_b && (!overlap_ || fields == 1)) {  // the compact buffers take one field at a time
     pipeline(
-        fields, n, [&](int j, int f) { stages[j](f); }, [&](int j, int f) { start(j, f, true); },
-        [](int) {});
+        fields, n, [&](int j, int f) { stages[j](f); }, [&](int j, int f) { start(j, f, true); }, [](int) {});
     return;
   }
   if (!overlap_ || fields == 1) {

@@ -173,8 +173,8 @@ void check_row_transpose(field::SlabExchange& ex, const std::string& what, index
   const index_t a_stride = outer * nal * ap + 3, b_stride = outer * bo + 5;  // padded strides
   const E untouched = element<E>(-1.0);
   // Both layouts with the codes of every element (the sources), and where each element sits.
-  std::vector<E> a_codes(static_cast<std::size_t>(a_stride * fields), untouched), b_codes(
-      static_cast<std::size_t>(b_stride * fields), untouched);
+  std::vector<E> a_codes(static_cast<std::size_t>(a_stride * fields), untouched),
+      b_codes(static_cast<std::size_t>(b_stride * fields), untouched);
   std::vector<char> a_moved(a_codes.size(), 0), b_moved(b_codes.size(), 0);
   for (int f = 0; f < fields; ++f)
     for (index_t o = 0; o < outer; ++o) {
@@ -232,8 +232,8 @@ void check_row_transpose(field::SlabExchange& ex, const std::string& what, index
 std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> every_exchange() {
   std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> exchanges;
   for (const std::string& mode : test::available_transports())
-    exchanges.emplace_back(mode, std::make_unique<parallel::MpiSlabExchange>(
-                                     world(), parallel::make_transport(mode, world())));
+    exchanges.emplace_back(
+        mode, std::make_unique<parallel::MpiSlabExchange>(world(), parallel::make_transport(mode, world())));
   exchanges.emplace_back("local", std::make_unique<field::LocalSlabExchange>());
   return exchanges;
 }
@@ -407,7 +407,8 @@ void check_pruned_fft(int dims, int grid_rows, bool spherical, int fields = 1) {
   std::vector<T> part(static_cast<std::size_t>(rs * fields)), whole(static_cast<std::size_t>(rs1 * fields));
   for (int f = 0; f < fields; ++f) {
     std::vector<double> w(static_cast<std::size_t>(g1.points()));
-    for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37 * double(i) + f) + 0.1 * double(i % (7 + f));
+    for (std::size_t i = 0; i < w.size(); ++i)
+      w[i] = std::sin(0.37 * double(i) + f) + 0.1 * double(i % (7 + f));
     const std::vector<double> mine = slab_of(w, g, 1);
     std::copy(w.begin(), w.end(), whole.begin() + f * rs1);
     std::copy(mine.begin(), mine.end(), part.begin() + f * rs);
@@ -415,7 +416,8 @@ void check_pruned_fft(int dims, int grid_rows, bool spherical, int fields = 1) {
   DeviceArray<T> p, p1;
   p.from_host(part);
   p1.from_host(whole);
-  DeviceArray<Complex<T>> c(static_cast<std::size_t>(cs * fields)), c1(static_cast<std::size_t>(cs1 * fields));
+  DeviceArray<Complex<T>> c(static_cast<std::size_t>(cs * fields)),
+      c1(static_cast<std::size_t>(cs1 * fields));
   fft.forward(p.data(), c.data(), fields, spectral::Modes::kept);
   fft1.forward(p1.data(), c1.data(), fields);
   const index_t e[3] = {g.kept_extent(0), g.kept_extent(1), dims == 3 ? g.kept_extent(2) : 0};

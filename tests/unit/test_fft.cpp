@@ -221,7 +221,7 @@ TEST(Fft, OutOfPlaceC2cWithOtherStrides) {
       err = std::max({err, std::fabs(y[i].re / n - x[i].re), std::fabs(y[i].im / n - x[i].im)});
     }
   EXPECT_LT(err, 1e-14);
-  EXPECT_THROW(fwd.execute(a.data()), eddy::Error);                     // in-place call of it
+  EXPECT_THROW(fwd.execute(a.data()), eddy::Error);                         // in-place call of it
   EXPECT_THROW(ref.execute_out_of_place(a.data(), b.data()), eddy::Error);  // an in-place plan
   EXPECT_THROW(fwd.execute_out_of_place(a.data(), a.data()), eddy::Error);  // one array
 }
