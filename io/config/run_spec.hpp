@@ -150,6 +150,8 @@ struct ParallelSpec {
   std::vector<long> ranks{};  ///< ranks per direction; empty = automatic (LBM: MPI_Dims_create; spectral:
                               ///< slab, or pencils [1, P1, P2] past min(nz, ny) ranks)
   bool overlap = true;        ///< spectral: transposes field by field, overlapped with the next field's FFTs
+  bool autotune = false;      ///< spectral 3D, several ranks: time every process grid [1, P1, P2] at start-up
+                              ///< and keep the fastest (parallel.ranks left out; app/spectral_run.cpp)
 };
 
 struct ValidationSpec {

@@ -212,6 +212,7 @@ void visit(ParallelSpec& s, V& v) {
   v.field("comm", s.comm, one_of({"mpi", "mpi-gpu", "nccl", "auto"}));
   v.field("ranks", s.ranks, at_least(1));
   v.field("overlap", s.overlap);
+  v.field("autotune", s.autotune);
 }
 
 template <class V>

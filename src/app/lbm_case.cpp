@@ -23,6 +23,10 @@ Precision precision_of(const std::string& p) {
 }  // namespace
 
 LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
+  if (spec.parallel.autotune)
+    throw InputError(
+        "parallel.autotune: only the spectral solver tunes its process grid; the LBM takes parallel.ranks or "
+        "splits the box as MPI_Dims_create does (every grid gives bitwise the same fields)");
   LbmCase c;
   const int dims = spec.dimensions();
   Int3 cells{1, 1, 1};

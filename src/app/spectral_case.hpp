@@ -1,6 +1,8 @@
 #pragma once
 /// The spectral case a RunSpec describes: the solver setup, its slab decomposition, the initial condition
 /// and the time step (shared by `eddy run`, `eddy bench` and `eddy optimize`).
+#include <vector>
+
 #include "core/types.hpp"
 #include "io/config/run_spec.hpp"
 #include "parallel/comm.hpp"
@@ -22,6 +24,16 @@ struct SpectralCase {
 /// Setup and decomposition from the config (InputError for what the solver cannot do, before anything is
 /// written). Collective.
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm);
+
+/// parallel.autotune: every process grid [1, P1, P2] (P1 P2 = P) the 3D solver can run on the box of
+/// `spec` is timed with the transforms of one nonlinear term (6 backward, 3 forward, pruned and overlapped
+/// as the solver runs them, through a fresh exchange of parallel.comm; 3 warm-up passes, which also let
+/// parallel.comm: auto settle, then the median of 3, the slowest rank's), and the fastest is returned
+/// (ties: the smaller P1, slabs first), as cuDecomp's autotuner chooses its grid. Every rank returns the
+/// same grid. Since the choice follows measured times, two runs may decompose differently; their results
+/// then agree to round-off, not bitwise, as those of any two grids do. make_spectral_case calls it when
+/// parallel.autotune is on (3D, several ranks, parallel.ranks left out). Collective.
+std::vector<long> tune_process_grid(const config::RunSpec& spec, const parallel::Comm& comm);
 
 /// Set the configured initial condition.
 void initialize(spectral::Solver& solver, const config::RunSpec& spec, const SpectralCase& c);

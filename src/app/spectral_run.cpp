@@ -1,7 +1,10 @@
 // `eddy run` for solver: spectral.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #include "app/output.hpp"
 #include "app/run.hpp"
@@ -18,12 +21,81 @@
 #include "parallel/decomposition.hpp"
 #include "parallel/transpose.hpp"
 #include "sim/simulation.hpp"
+#include "spectral/slab_fft.hpp"
 #include "spectral/spectral_solver.hpp"
 
 namespace eddy::app {
 using log::cat;
 
+namespace {
+
+/// Seconds per pass of the transforms of one products() of the 3D step (6 backward, 3 forward, as the
+/// solver runs them: pruned, field by field overlapped as parallel.overlap says) on the process grid of
+/// `c`, through a fresh exchange of parallel.comm: the median of 3 passes after 3 warm-up passes (which
+/// also let parallel.comm: auto settle on its transport), fenced, the slowest rank's. Collective.
+template <class T>
+double time_transforms(const config::RunSpec& spec, const SpectralCase& c, const parallel::Comm& comm) {
+  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
+  const spectral::Setup& s = c.setup;
+  const spectral::Grid g =
+      spectral::Grid::make(s.dims, s.cells, s.length, *exchange, spec.numerics.dealiasing == "phase_shift");
+  spectral::SlabFft<T> fft(g, *exchange, spec.parallel.overlap);
+  backend::DeviceArray<T> phys(static_cast<std::size_t>(6 * fft.real_stride()));
+  backend::DeviceArray<backend::Complex<T>> modes(static_cast<std::size_t>(6 * fft.complex_stride()));
+  const auto pass = [&] {  // zeros in, zeros out: the timing does not depend on the values
+    fft.backward(modes.data(), phys.data(), 6, spectral::Modes::kept);
+    fft.forward(phys.data(), modes.data(), 3, spectral::Modes::kept);
+  };
+  std::vector<double> t;
+  for (int k = 0; k < 6; ++k) {
+    backend::fence();
+    comm.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    pass();
+    backend::fence();
+    if (k >= 3) t.push_back(comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+std::vector<long> tune_process_grid(const config::RunSpec& spec, const parallel::Comm& comm) {
+  const long P = comm.size();
+  std::vector<long> best;
+  double best_s = 0.0;
+  std::string report;
+  for (long p1 = 1; p1 <= P; ++p1) {
+    if (P % p1 != 0) continue;
+    config::RunSpec candidate = spec;
+    candidate.parallel.autotune = false;
+    candidate.parallel.ranks = {1, p1, P / p1};
+    SpectralCase c;
+    try {
+      c = make_spectral_case(candidate, comm);  // InputError (the same on every rank): not on this box
+    } catch (const InputError&) {
+      continue;
+    }
+    const double sec = spec.numerics.precision == "fp32" ? time_transforms<float>(spec, c, comm)
+                                                         : time_transforms<double>(spec, c, comm);
+    report += cat(report.empty() ? "" : ", ", "[1, ", p1, ", ", P / p1, "] ", sec * 1e3, " ms");
+    if (best.empty() || sec < best_s) best = candidate.parallel.ranks, best_s = sec;
+  }
+  log::info(cat("parallel.autotune: the transforms of one nonlinear term (6 backward, 3 forward) on ", report,
+                "; keeping [1, ", best[1], ", ", best[2], "]"));
+  return best;
+}
+
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm) {
+  if (spec.parallel.autotune && spec.dimensions() == 3 && comm.size() > 1) {
+    if (!spec.parallel.ranks.empty())
+      throw InputError("parallel.autotune: the process grid is given (parallel.ranks); leave out one of them");
+    config::RunSpec tuned = spec;
+    tuned.parallel.autotune = false;
+    tuned.parallel.ranks = tune_process_grid(spec, comm);
+    return make_spectral_case(tuned, comm);
+  }
   SpectralCase c;
   spectral::Setup& s = c.setup;
   s.dims = spec.dimensions();

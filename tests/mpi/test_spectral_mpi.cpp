@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "app/run.hpp"
+#include "app/spectral_case.hpp"
 #include "backend/backend.hpp"
 #include "backend/fft.hpp"
 #include "core/error.hpp"
@@ -755,6 +756,47 @@ TEST(SpectralMpi, AppPencilRunsAndRestartsAcrossDecompositions) {
   comm.barrier();
 }
 
+/// parallel.autotune times the process grids [1, P1, P2] the box allows and keeps the fastest: a grid of P
+/// ranks that never splits x, the same on every rank (each takes the slowest rank's times), on which the
+/// run agrees with one rank to 1e-12 like any grid's (round-off of the transforms in another order).
+TEST(SpectralMpi, AutotunedProcessGridAgreesWithOneRank) {
+  if (!backend::fft_available()) GTEST_SKIP();
+  const parallel::Comm comm = world();
+  if (comm.size() == 1) GTEST_SKIP() << "needs more than one rank";
+  const std::string dir = "spectral_mpi_autotune_np" + std::to_string(comm.size());
+  std::vector<std::string> sets{"domain.cells=[16,14,12]",    "numerics.dt=0.05",
+                                "run.end_time=0.5",           "output.diagnostics.every=0",
+                                "output.fields.every=0",      "output.fields.at_end=false",
+                                "validation.reference=none"};
+  const std::string file = std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml";
+  const config::RunSpec one_spec = config::load_file(file, sets);
+  sets.push_back("parallel.autotune=true");
+  const config::RunSpec tuned = config::load_file(file, sets);
+  const std::vector<long> grid = app::tune_process_grid(tuned, comm);
+  ASSERT_EQ(grid.size(), 3u);
+  EXPECT_EQ(grid[0], 1);
+  EXPECT_EQ(grid[1] * grid[2], comm.size());
+  EXPECT_EQ(comm.max(grid[1]), grid[1]);  // every rank chose the same grid
+  EXPECT_EQ(-comm.max(-grid[1]), grid[1]);
+  app::RunOptions opt;
+  opt.quiet = true;
+  opt.out_dir = dir;
+  const app::RunResult dist = app::run(tuned, opt, comm);
+  comm.barrier();
+  if (comm.root()) {
+    opt.out_dir = dir + "_one";
+    const app::RunResult one = app::run(one_spec, opt, parallel::Comm(MPI_COMM_SELF));
+    const double d = max_relative(dist.velocity, one.velocity);
+    std::printf("TGV 3D on the autotuned grid [1, %ld, %ld] vs 1 rank: %.2e (max relative difference)\n",
+                grid[1], grid[2], d);
+    EXPECT_EQ(dist.steps, 10);
+    EXPECT_LT(d, 1e-12);
+    std::filesystem::remove_all(dir);
+    std::filesystem::remove_all(dir + "_one");
+  }
+  comm.barrier();
+}
+
 std::string input_error(const std::vector<std::string>& sets) {
   const config::RunSpec spec =
       config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml", sets);
@@ -795,6 +837,9 @@ TEST(SpectralMpi, BadDecompositionsNameTheKey) {
   // Pencils: more ranks P1 than y rows.
   EXPECT_NE(input_error({"domain.cells=[8," + few + ",8]", "parallel.ranks=[1," + std::to_string(P) + ",1]"})
                 .find("domain.cells"),
+            std::string::npos);
+  // A process grid both given and to be tuned.
+  EXPECT_NE(input_error({"domain.cells=[8,8,8]", slab, "parallel.autotune=true"}).find("parallel.autotune"),
             std::string::npos);
   EXPECT_FALSE(std::filesystem::exists("spectral_mpi_bad_input"));  // bad input writes nothing
 }

@@ -607,8 +607,9 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
     ++count;
   }
   // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
-  // parallel.overlap + 3 open-face keys of each of the 6 faces (profile, ramp_time, pressure) + 5 of geometry
-  EXPECT_EQ(count, 100u);
+  // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
+  // pressure) + 5 of geometry
+  EXPECT_EQ(count, 101u);
 }
 
 TEST(Config, GeometryBodiesAndOpenFaces) {
