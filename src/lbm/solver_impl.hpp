@@ -273,6 +273,10 @@ class SolverImpl final : public Solver {
     const index_t wx = grid_.nx + 2, wy = grid_.ny + 2;  // a window plane: the interior and its rim
     const bool along_z = setup_.dims == 3;
     std::vector<CellState> below, here, above;  // planes z - 1, z, z + 1 (below and above: 3D only)
+    double q_tensor[L::q][3][3];  // Q_i = c_i c_i - c_s^2 I, once (in the loop it was most of the time)
+    for (int i = 0; i < L::q; ++i)
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) q_tensor[i][a][b] = L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0);
     const auto evaluate = [&](std::vector<CellState>& w, index_t z) {
       w.resize(static_cast<std::size_t>(wx * wy));
       backend::host_parallel_for(wx * wy, [&](index_t t) {
@@ -316,8 +320,7 @@ class SolverImpl final : public Solver {
           for (int i = 0; i < L::q; ++i) {
             double qs = 0.0;
             for (int a = 0; a < 3; ++a)
-              for (int b = 0; b < 3; ++b)
-                qs += (L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0)) * grad[a][b];
+              for (int b = 0; b < 3; ++b) qs += q_tensor[i][a][b] * grad[a][b];
             const double f_neq = -setup_.tau * L::w(i) * rho * 3.0 * qs;
             h[static_cast<std::size_t>(i * plane + n)] =
                 store_pop<T>(R(double(equilibrium<L>(i, R(c.drho), u)) + f_neq));
