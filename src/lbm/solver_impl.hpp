@@ -3,6 +3,7 @@
 /// the translation units that instantiate it, one per lattice and precision (CMakeLists.txt generates
 /// them: lbm_solver_<lattice>_<precision>.cpp), so that the backend compiler builds the ~1/9 of the
 /// kernels each holds in parallel; lbm/lbm_solver.cpp picks the instance at run time.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -598,7 +599,10 @@ class SolverImpl final : public Solver {
     const PaddedGrid g = grid_;
     const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
     std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
-    backend::host_parallel_for(g.n_interior(), [&](index_t t) {
+    // A block of fluid alone (a periodic box, its ghosts the images) has no cell next to a solid.
+    const bool all_fluid =
+        std::all_of(h.begin(), h.end(), [](std::uint8_t f) { return (f & kind_mask) == fluid; });
+    if (!all_fluid) backend::host_parallel_for(g.n_interior(), [&](index_t t) {
       const index_t n = g.interior_to_padded(t);
       if (h[static_cast<std::size_t>(n)] != fluid) return;
       const unsigned faces = wrapped_faces(g, wrap_axes_, n);
