@@ -11,11 +11,21 @@
 
 namespace eddy::lbm {
 
+/// The frame of the populations. Every function here takes `unit`, the rest density in the frame its
+/// populations are given in: 1 for f~ itself, s for the stored numbers s f~ of 16-bit storage
+/// (storage_k.hpp), whose kernels then compute on the loaded numbers as they are. Scaling by a power of
+/// two commutes with every rounding (no value here comes near the subnormals), and every quantity below is
+/// either linear in the populations (drho, j, Pi_neq, the force F, which the caller gives in the same
+/// frame) or a ratio of two of them (u = j / rho, the Smagorinsky rate), so a step in the frame s gives
+/// bitwise s times the step in the frame 1: the same results, without a multiply per population and load
+/// or store.
+
 /// Density deviation drho = rho - 1 and velocity u of shifted populations. With a body force F (lattice
 /// units) the velocity is the Guo et al. (2002) half-step one, u = (sum c_i f_i + F/2) / rho, which makes
 /// the forced scheme second-order accurate; F = 0 adds exact zeros.
 template <class L, class R>
-EDDY_HD EDDY_INLINE void moments(const R (&f)[L::q], R& drho, R (&u)[3], const R (&force)[3]) {
+EDDY_HD EDDY_INLINE void moments(const R (&f)[L::q], R& drho, R (&u)[3], const R (&force)[3],
+                                 R unit = R(1)) {
   R m = 0, jx = 0, jy = 0, jz = 0;
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     m += f[i];
@@ -24,7 +34,7 @@ EDDY_HD EDDY_INLINE void moments(const R (&f)[L::q], R& drho, R (&u)[3], const R
     jz += f[i] * R(L::c(i, 2));
   }
   drho = m;
-  const R inv_rho = R(1) / (R(1) + m);
+  const R inv_rho = R(1) / (unit + m);
   u[0] = (jx + R(0.5) * force[0]) * inv_rho, u[1] = (jy + R(0.5) * force[1]) * inv_rho,
   u[2] = (jz + R(0.5) * force[2]) * inv_rho;
 }
@@ -38,10 +48,10 @@ EDDY_HD EDDY_INLINE void moments(const R (&f)[L::q], R& drho, R (&u)[3]) {
 
 /// Shifted second-order equilibrium f~eq_i = w_i (rho (1 + 3 c.u + 9/2 (c.u)^2 - 3/2 u.u) - 1).
 template <class L, class R>
-EDDY_HD EDDY_INLINE R equilibrium(int i, R drho, const R (&u)[3]) {
+EDDY_HD EDDY_INLINE R equilibrium(int i, R drho, const R (&u)[3], R unit = R(1)) {
   const R cu = R(L::c(i, 0)) * u[0] + R(L::c(i, 1)) * u[1] + R(L::c(i, 2)) * u[2];
   const R uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-  const R rho = R(1) + drho;
+  const R rho = unit + drho;
   return R(L::w(i)) * (drho + rho * (R(3) * cu + R(4.5) * cu * cu - R(1.5) * uu));
 }
 
@@ -60,14 +70,15 @@ EDDY_HD EDDY_INLINE void add_force_stress(R (&p)[6], const R (&u)[3], const R (&
 /// tensor the forced BGK relaxes by (1 - omega) (Guo et al. 2002), so S = -3 omega / (2 rho) Pi_neq
 /// holds with or without a force.
 template <class L, bool Force, class R>
-EDDY_HD EDDY_INLINE void pi_neq(const R (&f)[L::q], R drho, const R (&u)[3], const R (&force)[3], R (&p)[6]) {
+EDDY_HD EDDY_INLINE void pi_neq(const R (&f)[L::q], R drho, const R (&u)[3], const R (&force)[3], R (&p)[6],
+                                R unit = R(1)) {
   R s[6] = {0, 0, 0, 0, 0, 0};
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     const R cx = R(L::c(i, 0)), cy = R(L::c(i, 1)), cz = R(L::c(i, 2));
     s[0] += f[i] * cx * cx, s[1] += f[i] * cy * cy, s[3] += f[i] * cx * cy;
     if constexpr (L::d == 3) s[2] += f[i] * cz * cz, s[4] += f[i] * cx * cz, s[5] += f[i] * cy * cz;
   }
-  const R rho = R(1) + drho, iso = drho * R(1.0 / 3.0);
+  const R rho = unit + drho, iso = drho * R(1.0 / 3.0);
   p[0] = s[0] - rho * u[0] * u[0] - iso;
   p[1] = s[1] - rho * u[1] * u[1] - iso;
   p[2] = L::d == 3 ? s[2] - rho * u[2] * u[2] - iso : R(0);
@@ -115,11 +126,11 @@ struct CollisionExtras {
 /// The cell's relaxation rate: omega, or the Smagorinsky one from the cell's own stress.
 template <class L, bool Les, bool Force, class R>
 EDDY_HD EDDY_INLINE R local_omega(R omega, const CollisionExtras<R>& x, const R (&f)[L::q], R drho,
-                                  const R (&u)[3]) {
+                                  const R (&u)[3], R unit) {
   if constexpr (Les) {
     R p[6];
-    pi_neq<L, Force>(f, drho, u, x.force, p);
-    return smagorinsky_omega(x.tau0, x.les, R(1) + drho, p);
+    pi_neq<L, Force>(f, drho, u, x.force, p, unit);
+    return smagorinsky_omega(x.tau0, x.les, unit + drho, p);
   } else {
     return omega;
   }
@@ -131,10 +142,10 @@ struct Bgk {
   R omega;  ///< 1 / tau
   CollisionExtras<R> x{};
   template <class L>
-  EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3]) const {
-    const R w = local_omega<L, Les, Force>(omega, x, f, drho, u);
+  EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
+    const R w = local_omega<L, Les, Force>(omega, x, f, drho, u, unit);
     EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
-      f[i] -= w * (f[i] - equilibrium<L>(i, drho, u));
+      f[i] -= w * (f[i] - equilibrium<L>(i, drho, u, unit));
       if constexpr (Force) f[i] += (R(1) - R(0.5) * w) * guo_source<L>(i, u, x.force);
     }
   }
@@ -152,12 +163,12 @@ struct Trt {
   CollisionExtras<R> x{};
   R magic = R(0.1875);  ///< Lambda, used with LES only
   template <class L>
-  EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3]) const {
-    const R wp = local_omega<L, Les, Force>(omega_plus, x, f, drho, u);
+  EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
+    const R wp = local_omega<L, Les, Force>(omega_plus, x, f, drho, u, unit);
     R wm = omega_minus;
     if constexpr (Les) wm = R(1) / (magic / (R(1) / wp - R(0.5)) + R(0.5));
     R feq[L::q];
-    EDDY_UNROLL for (int i = 0; i < L::q; ++i) feq[i] = equilibrium<L>(i, drho, u);
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) feq[i] = equilibrium<L>(i, drho, u, unit);
     const R half_p = R(0.5) * wp, half_m = R(0.5) * wm;
     f[0] -= wp * (f[0] - feq[0]);
     if constexpr (Force) f[0] += (R(1) - half_p) * guo_source<L>(0, u, x.force);
@@ -205,12 +216,12 @@ struct Regularized {
   R omega;  ///< 1 / tau
   CollisionExtras<R> x{};
   template <class L>
-  EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3]) const {
+  EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
     R p[6];
-    pi_neq<L, Force>(f, drho, u, x.force, p);
+    pi_neq<L, Force>(f, drho, u, x.force, p, unit);
     R w = omega;
-    if constexpr (Les) w = smagorinsky_omega(x.tau0, x.les, R(1) + drho, p);
-    const R rho = R(1) + drho, k = R(1) - w;
+    if constexpr (Les) w = smagorinsky_omega(x.tau0, x.les, unit + drho, p);
+    const R rho = unit + drho, k = R(1) - w;
     EDDY_UNROLL for (int a = 0; a < 6; ++a) p[a] *= k;  // (1 - omega) a2_neq
     // A2 (xx yy zz xy xz yz) and the momentum with half the force.
     R a2[6] = {rho * u[0] * u[0] + p[0], rho * u[1] * u[1] + p[1], rho * u[2] * u[2] + p[2],

@@ -485,7 +485,8 @@ class SolverImpl final : public Solver {
     const StreamCollideArgs<T, R> a = args();
     CollisionExtras<R> x;
     x.tau0 = R(setup_.tau), x.les = R(les_factor());
-    for (int d = 0; d < 3; ++d) x.force[d] = a.force[d];
+    // In the frame of the stored numbers, where the update computes (stream_collide_k.hpp).
+    for (int d = 0; d < 3; ++d) x.force[d] = a.force[d] * R(population_unit<T>());
     const double w = 1.0 / setup_.tau;
     auto launch = [&](const auto& c) {
       odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);

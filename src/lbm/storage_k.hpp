@@ -1,7 +1,8 @@
 #pragma once
 /// How populations are stored: the one conversion point between the stored value of a population slot
 /// and the arithmetic type R of the kernels. Every load of a slot goes through load_pop, every store
-/// through store_pop.
+/// through store_pop, except in the stream-collide update, which computes on the stored numbers as they
+/// are (load_raw, store_raw; the frame of unit population_unit<T>(), collide_k.hpp).
 ///
 ///   T = double, float: the shifted population f~_i = f_i - w_i itself (collide_k.hpp).
 ///   T = backend::Half: 16-bit storage, FP32 arithmetic (`numerics.precision: fp32/fp16`): the IEEE
@@ -34,11 +35,36 @@ namespace eddy::lbm {
 /// The scale s of 16-bit population storage (stored value = s f~).
 constexpr float half_population_scale = 8192.0f;
 
-/// The value of one stored population slot in the arithmetic type R.
+/// The rest density in the frame of the stored numbers (collide_k.hpp): s for 16-bit storage, 1 else.
+template <class T>
+constexpr float population_unit() {
+  return std::is_same_v<T, backend::Half> ? half_population_scale : 1.0f;
+}
+
+/// The stored number of a slot in the arithmetic type R, as it is: s f~ for 16-bit storage (the kernels of
+/// a step compute in that frame), f~ otherwise.
+template <class R, class T>
+EDDY_HD EDDY_INLINE R load_raw(const T& v) {
+  if constexpr (std::is_same_v<T, backend::Half>)
+    return R(backend::to_float(v));
+  else
+    return R(v);
+}
+
+/// The stored form of a number of the frame of load_raw.
+template <class T, class R>
+EDDY_HD EDDY_INLINE T store_raw(R v) {
+  if constexpr (std::is_same_v<T, backend::Half>)
+    return backend::to_half(float(v));
+  else
+    return T(v);
+}
+
+/// The value of one stored population slot in the arithmetic type R (the frame of unit 1).
 template <class R, class T>
 EDDY_HD EDDY_INLINE R load_pop(const T& v) {
   if constexpr (std::is_same_v<T, backend::Half>)
-    return R(backend::to_float(v) * (1.0f / half_population_scale));
+    return R(load_raw<float>(v) * (1.0f / half_population_scale));
   else
     return R(v);
 }
@@ -47,7 +73,7 @@ EDDY_HD EDDY_INLINE R load_pop(const T& v) {
 template <class T, class R>
 EDDY_HD EDDY_INLINE T store_pop(R v) {
   if constexpr (std::is_same_v<T, backend::Half>)
-    return backend::to_half(float(v) * half_population_scale);
+    return store_raw<T>(float(v) * half_population_scale);
   else
     return T(v);
 }

@@ -108,20 +108,23 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
 /// their own: with those cases in the same code (a run-time branch per link, or per cell, on the
 /// neighbours' flags) the odd step ran at half the even step's bandwidth on an H200 (loads kept apart,
 /// registers, divergent warps on every row).
-template <class L, bool Odd, bool Special, class T, class R>
+/// `Raw`: in the frame of the stored numbers (storage_k.hpp: load_raw; the stream-collide update), else
+/// the populations themselves.
+template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
 EDDY_HD EDDY_INLINE void load(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
   [[maybe_unused]] const bool near = Special && (a.flags[n] & near_solid);
+  const auto get = [](const T& v) { return Raw ? load_raw<R>(v) : load_pop<R>(v); };
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
-      f[i] = load_pop<R>(a.f[i * N + n]);
+      f[i] = get(a.f[i * N + n]);
     } else {
       const index_t m = neighbour<L>(n, faces, i, -1, a);
       const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
-        f[i] = load_pop<R>(a.f[opposite(i) * N + m]);
+        f[i] = get(a.f[opposite(i) * N + m]);
       else
-        f[i] = load_pop<R>(a.f[i * N + n]) + wall_term<L>(a, i, fl);
+        f[i] = get(a.f[i * N + n]) + wall_term<L>(a, i, fl) * R(Raw ? population_unit<T>() : 1.0f);
     }
   }
 }
@@ -129,35 +132,39 @@ EDDY_HD EDDY_INLINE void load(index_t n, unsigned faces, const StreamCollideArgs
 /// Post-collision populations of padded cell n back into the array: its own slots opp(i) after an even
 /// step; after an odd step slot i of the downstream cells, or bounced back into the cell's own slot
 /// opp(i) where the downstream cell is solid (Special, as in load()).
-template <class L, bool Odd, bool Special, class T, class R>
+template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
 EDDY_HD EDDY_INLINE void store(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
                                const R (&f)[L::q]) {
   const index_t N = a.grid.n_padded;
   [[maybe_unused]] const bool near = Special && (a.flags[n] & near_solid);
+  const auto put = [](R v) { return Raw ? store_raw<T>(v) : store_pop<T>(v); };
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     if constexpr (!Odd) {
-      a.f[opposite(i) * N + n] = store_pop<T>(f[i]);
+      a.f[opposite(i) * N + n] = put(f[i]);
     } else {
       const index_t m = neighbour<L>(n, faces, i, +1, a);
       const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
       if (fl == fluid)
-        a.f[i * N + m] = store_pop<T>(f[i]);
+        a.f[i * N + m] = put(f[i]);
       else
-        a.f[opposite(i) * N + n] = store_pop<T>(f[i] - wall_term<L>(a, i, fl));
+        a.f[opposite(i) * N + n] = put(f[i] - wall_term<L>(a, i, fl) * R(Raw ? population_unit<T>() : 1.0f));
     }
   }
 }
 
-/// One cell's update with the kind of step and the special case fixed at compile time.
+/// One cell's update with the kind of step and the special case fixed at compile time, in the frame of the
+/// stored numbers (collide_k.hpp; `collide`'s force must be given in it: scaled by population_unit<T>()).
 template <class L, bool Odd, bool Special, class T, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
                                         const Collision& collide) {
+  constexpr float unit = population_unit<T>();
   R f[L::q];
-  load<L, Odd, Special>(n, faces, a, f);
+  load<L, Odd, Special, true>(n, faces, a, f);
   R drho, u[3];
-  moments<L>(f, drho, u, a.force);
-  collide.template operator()<L>(f, drho, u);
-  store<L, Odd, Special>(n, faces, a, f);
+  const R force[3] = {a.force[0] * R(unit), a.force[1] * R(unit), a.force[2] * R(unit)};
+  moments<L>(f, drho, u, force, R(unit));
+  collide.template operator()<L>(f, drho, u, R(unit));
+  store<L, Odd, Special, true>(n, faces, a, f);
 }
 
 /// Populations f_i(x, t) of padded cell n at the current time: those the next step will load (after an
