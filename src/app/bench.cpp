@@ -61,8 +61,8 @@ std::vector<double> time_repeats(long warmup, long steps, int repeats, const std
 /// steps ran as recorded graphs (`recordings` > 0), the same repeats again with graphs off. Seconds per
 /// repetition; empty where nothing was recorded (CPU backend, several ranks, band-limited forcing).
 std::vector<double> time_without_graphs(int recordings, const std::function<void(bool)>& set_graphs,
-                                        long warmup, long steps, int repeats, const std::function<void()>& step,
-                                        const parallel::Comm& comm) {
+                                        long warmup, long steps, int repeats,
+                                        const std::function<void()>& step, const parallel::Comm& comm) {
   if (recordings == 0) return {};
   set_graphs(false);
   std::vector<double> seconds = time_repeats(warmup, steps, repeats, step, comm);
@@ -328,7 +328,8 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
                 ") holds a ", shape, " ", c.setup.lattice, " ", spec.numerics.precision, " grid of at most ",
                 max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
   std::string graph_text;
-  const std::vector<std::string> graphs = graph_items("mlups", seconds_ng, to_mlups, m.median, true, graph_text);
+  const std::vector<std::string> graphs =
+      graph_items("mlups", seconds_ng, to_mlups, m.median, true, graph_text);
   log::info(cat("bench ", spec.name, ": ", graph_text));
   log_breakdown(spec.name, "halos", bd, comm);
   write_json(
@@ -337,7 +338,8 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
               kv("smagorinsky", c.setup.smagorinsky), kv("cells", static_cast<long long>(cells)),
               kv_text("decomposition", c.decomposition.describe()), kv_text("transport", c.exchanger->name()),
               kv("steps", steps)},
-             kv_spread("mlups", m), graphs,
+             kv_spread("mlups", m),
+             graphs,
              {kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs), kv("copy_bandwidth_gbs", copy_gbs),
               kv("bandwidth_fraction", fraction), kv("bytes_allocated", solver->bytes_allocated()),
               kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
@@ -407,7 +409,8 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
               kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
               kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
               kv("points", static_cast<long long>(points)), kv("steps", steps)},
-             kv_spread("ms_per_step", m), graphs,
+             kv_spread("ms_per_step", m),
+             graphs,
              {kv("transforms_per_step", transforms)},
              kv_spread("fft_ms_per_step", f),
              kv_spread("fft_pruned_ms_per_step", fp),

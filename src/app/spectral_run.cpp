@@ -53,7 +53,8 @@ double time_transforms(const config::RunSpec& spec, const SpectralCase& c, const
     const auto t0 = std::chrono::steady_clock::now();
     pass();
     backend::fence();
-    if (k >= 3) t.push_back(comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+    if (k >= 3)
+      t.push_back(comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -90,7 +91,8 @@ std::vector<long> tune_process_grid(const config::RunSpec& spec, const parallel:
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   if (spec.parallel.autotune && spec.dimensions() == 3 && comm.size() > 1) {
     if (!spec.parallel.ranks.empty())
-      throw InputError("parallel.autotune: the process grid is given (parallel.ranks); leave out one of them");
+      throw InputError(
+          "parallel.autotune: the process grid is given (parallel.ranks); leave out one of them");
     config::RunSpec tuned = spec;
     tuned.parallel.autotune = false;
     tuned.parallel.ranks = tune_process_grid(spec, comm);

@@ -94,8 +94,7 @@ void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t r
   auto* d = static_cast<char*>(dst);
   const index_t n = static_cast<index_t>(rows);
 #pragma omp parallel for schedule(static) if (n * static_cast <index_t>(width) > (index_t{1} << 20))
-  for (index_t r = 0; r < n; ++r)
-    std::memset(d + static_cast<std::size_t>(r) * pitch, 0, width);
+  for (index_t r = 0; r < n; ++r) std::memset(d + static_cast<std::size_t>(r) * pitch, 0, width);
 }
 void fill_zero(void* dst, std::size_t bytes) {
   // Parallel first touch: each thread zeroes the pages it will later work on (NUMA placement).

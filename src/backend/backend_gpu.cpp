@@ -187,8 +187,8 @@ void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::s
   // One row (or rows without gaps) is a plain copy: the 2D copy would refuse pitches past its limit
   // (cudaDevAttrMaxPitch, 2^31 - 1 bytes), which a single row of a large array may well have.
   if (rows == 1 || (dst_pitch == width && src_pitch == width)) return copy_on_device(dst, src, width * rows);
-  EDDY_GPU_CHECK(
-      gpuMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice, detail::stream()));
+  EDDY_GPU_CHECK(gpuMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice,
+                                  detail::stream()));
 }
 
 void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {

@@ -126,7 +126,7 @@ T parallel_reduce(const char* /*label*/, index_t n, T identity, F f, Op op) {
   const int blocks = detail::grid_for(n);
   DeviceArray<T> partial(static_cast<std::size_t>(blocks));
   detail::reduce_kernel<<<blocks, detail::block_size, 0, detail::stream()>>>(n, identity, f, op,
-                                                                              partial.data());
+                                                                             partial.data());
   EDDY_GPU_CHECK_LAST();
   const std::vector<T> h = partial.to_host();
   T r = identity;

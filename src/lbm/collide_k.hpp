@@ -24,8 +24,7 @@ namespace eddy::lbm {
 /// units) the velocity is the Guo et al. (2002) half-step one, u = (sum c_i f_i + F/2) / rho, which makes
 /// the forced scheme second-order accurate; F = 0 adds exact zeros.
 template <class L, class R>
-EDDY_HD EDDY_INLINE void moments(const R (&f)[L::q], R& drho, R (&u)[3], const R (&force)[3],
-                                 R unit = R(1)) {
+EDDY_HD EDDY_INLINE void moments(const R (&f)[L::q], R& drho, R (&u)[3], const R (&force)[3], R unit = R(1)) {
   R m = 0, jx = 0, jy = 0, jz = 0;
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     m += f[i];

@@ -603,14 +603,15 @@ class SolverImpl final : public Solver {
     // A block of fluid alone (a periodic box, its ghosts the images) has no cell next to a solid.
     const bool all_fluid =
         std::all_of(h.begin(), h.end(), [](std::uint8_t f) { return (f & kind_mask) == fluid; });
-    if (!all_fluid) backend::host_parallel_for(g.n_interior(), [&](index_t t) {
-      const index_t n = g.interior_to_padded(t);
-      if (h[static_cast<std::size_t>(n)] != fluid) return;
-      const unsigned faces = wrapped_faces(g, wrap_axes_, n);
-      std::uint8_t& k = mark[static_cast<std::size_t>(t)];
-      for (int i = 1; i < L::q; ++i)
-        if (h[static_cast<std::size_t>(neighbour<L>(n, faces, i, +1, a))] != fluid) k |= near_solid;
-    });
+    if (!all_fluid)
+      backend::host_parallel_for(g.n_interior(), [&](index_t t) {
+        const index_t n = g.interior_to_padded(t);
+        if (h[static_cast<std::size_t>(n)] != fluid) return;
+        const unsigned faces = wrapped_faces(g, wrap_axes_, n);
+        std::uint8_t& k = mark[static_cast<std::size_t>(t)];
+        for (int i = 1; i < L::q; ++i)
+          if (h[static_cast<std::size_t>(neighbour<L>(n, faces, i, +1, a))] != fluid) k |= near_solid;
+      });
     for (index_t t = 0; t < g.n_interior(); ++t)
       h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
     flags_.from_host(h);

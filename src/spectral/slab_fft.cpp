@@ -266,7 +266,8 @@ void SlabFft<T>::zero_skipped_rows(C* a_slab) const {
   const std::size_t e = sizeof(C);
   for (const field::RowRange& r : zeroed_b_)
     backend::fill_zero_2d(a_slab + r.lo * g_.nc, static_cast<std::size_t>(g_.nb * g_.nc) * e,
-                          static_cast<std::size_t>(r.count * g_.nc) * e, static_cast<std::size_t>(g_.na_local));
+                          static_cast<std::size_t>(r.count * g_.nc) * e,
+                          static_cast<std::size_t>(g_.na_local));
 }
 
 template <class T>

@@ -764,9 +764,9 @@ TEST(SpectralMpi, AutotunedProcessGridAgreesWithOneRank) {
   const parallel::Comm comm = world();
   if (comm.size() == 1) GTEST_SKIP() << "needs more than one rank";
   const std::string dir = "spectral_mpi_autotune_np" + std::to_string(comm.size());
-  std::vector<std::string> sets{"domain.cells=[16,14,12]",    "numerics.dt=0.05",
-                                "run.end_time=0.5",           "output.diagnostics.every=0",
-                                "output.fields.every=0",      "output.fields.at_end=false",
+  std::vector<std::string> sets{"domain.cells=[16,14,12]",  "numerics.dt=0.05",
+                                "run.end_time=0.5",         "output.diagnostics.every=0",
+                                "output.fields.every=0",    "output.fields.at_end=false",
                                 "validation.reference=none"};
   const std::string file = std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml";
   const config::RunSpec one_spec = config::load_file(file, sets);
