@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The 1024^3 pair of scripts/gpu_spectral_scaling.sh (1gpu.json, 2gpu.json) beside the committed figures of
 an earlier build: ms/step, the transforms, the breakdown (pack, transfer, unpack, ...) and the bytes each
-rank sends per step, before -> now. Used by the scripts/gpu_spectral_*.sh acceptance runs.
+rank sends per step, before -> now. Used by scripts/gpu_spectral_transposes.sh.
   compare_scaling.py BEFORE_DIR AFTER_DIR [BYTES_NOTE]
 BYTES_NOTE: what the ratio of bytes sent is expected to be, printed beside it."""
 import json
