@@ -125,6 +125,9 @@ def row_of(group, result, entry):
         where = breakdown(result)
         if where:
             row["ratio"] += f" ({where})"
+    graphs = result.get("graph_speedup")
+    if isinstance(graphs, (int, float)):  # null: no step was recorded as a graph
+        row["ratio"] += f"; graphs {graphs:.2f}x"
     return row
 
 

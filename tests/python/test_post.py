@@ -362,7 +362,7 @@ def test_bench_table_and_plot_compare_two_result_folders(tmp_path):
         {"name": "lbm_d3q19_256", "status": "ok", "exit_code": 0,
          "result": bench_lbm("bench_d3q19_256", 24950.0, 0.8912, overrides=["numerics.collision=bgk"])},
         {"name": "spectral_3d_512", "status": "ok", "exit_code": 0,
-         "result": bench_spectral("bench_spectral_3d_512", 44.0, 40.0)},
+         "result": dict(bench_spectral("bench_spectral_3d_512", 44.0, 40.0), graph_speedup=1.0066)},
         {"name": "lbm_d3q27_256", "config": "configs/bench/lbm_d3q27_256.yaml", "status": "failed",
          "exit_code": 3, "json": None}]})
     write_json(new / "lbm_d3q19_256.json", bench_lbm("not read: suite.json is", 1.0, 0.1))
@@ -385,7 +385,8 @@ def test_bench_table_and_plot_compare_two_result_folders(tmp_path):
     n = by[("2026-11-30-h200", "bench_d3q19_256", "fp32", "1")]
     assert n["figure"] == "24,950.0 MLUPS" and n["ratio"] == "89.1% of copy bw"
     assert "[numerics.collision=bgk]" in n["case"]
-    assert by[("2026-11-30-h200", "bench_spectral_3d_512", "fp32", "1")]["ratio"] == "1.10x FFT floor"
+    # with the graphs' gain where the step ran as a recorded graph (graph_speedup: null or absent: nothing)
+    assert by[("2026-11-30-h200", "bench_spectral_3d_512", "fp32", "1")]["ratio"] == "1.10x FFT floor; graphs 1.01x"
     f = by[("2026-11-30-h200", "lbm_d3q27_256", "", "")]
     assert f["status"] == "failed (exit 3)" and f["figure"] == ""
     assert "not read" not in r.stdout
