@@ -273,7 +273,7 @@ long max_grid_edge(double memory_bytes, double bytes_per_padded, int dims) {
 double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   const LbmCase c = make_lbm_case(spec, comm);
   auto solver = lbm::make_solver(c.setup);
-  solver->initialize(initial_condition(spec, c));
+  initialize(*solver, spec, c);
   const double cells = double(c.block.global_cells());
   long steps = default_steps(opt, cells);
   steps += steps % 2;  // whole AA pairs, so every repetition does the same work

@@ -109,23 +109,24 @@ lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCa
     };
   }
   if (spec.initial.type != "taylor_green") return [](index_t, index_t, index_t) { return lbm::CellState{}; };
-  cases::TaylorGreen tg;
-  tg.dims = spec.dimensions();
-  tg.U = spec.initial.amplitude > 0 ? spec.initial.amplitude : spec.physics.velocity;
-  tg.L = spec.domain.length[0];
-  tg.rho = spec.physics.density;
-  const lbm::Units u = c.units;
-  return [tg, u](index_t x, index_t y, index_t z) {
-    const Real3 p{(x + 0.5) * u.dx, (y + 0.5) * u.dx, (z + 0.5) * u.dx};
-    const Real3 v = tg.velocity(p);
-    lbm::CellState s;
-    for (int d = 0; d < 3; ++d)
-      s.u[static_cast<std::size_t>(d)] = u.to_lattice_velocity(v[static_cast<std::size_t>(d)]);
-    // p = c_s^2 drho in lattice units
-    const double scale = u.density * (u.dx / u.dt) * (u.dx / u.dt);
-    s.drho = 3.0 * tg.pressure(p) / scale;
-    return s;
-  };
+  return taylor_green_cells(spec, c);
+}
+
+lbm::TaylorGreenCells taylor_green_cells(const config::RunSpec& spec, const LbmCase& c) {
+  lbm::TaylorGreenCells t;
+  t.tg.dims = spec.dimensions();
+  t.tg.U = spec.initial.amplitude > 0 ? spec.initial.amplitude : spec.physics.velocity;
+  t.tg.L = spec.domain.length[0];
+  t.tg.rho = spec.physics.density;
+  t.dx = c.units.dx, t.dt = c.units.dt, t.density = c.units.density;
+  return t;
+}
+
+void initialize(lbm::Solver& solver, const config::RunSpec& spec, const LbmCase& c) {
+  if (spec.initial.type == "taylor_green")
+    solver.initialize(taylor_green_cells(spec, c));  // sampled on the device
+  else
+    solver.initialize(initial_condition(spec, c));
 }
 
 }  // namespace eddy::app

@@ -28,5 +28,10 @@ LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm);
 
 /// The configured initial condition in lattice units, per interior cell.
 lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c);
+/// The Taylor-Green initial condition of the config (initial.type: taylor_green), for the device.
+lbm::TaylorGreenCells taylor_green_cells(const config::RunSpec& spec, const LbmCase& c);
+/// Set the solver to the configured initial condition: Taylor-Green sampled on the device, the others
+/// through initial_condition on the host.
+void initialize(lbm::Solver& solver, const config::RunSpec& spec, const LbmCase& c);
 
 }  // namespace eddy::app

@@ -112,7 +112,7 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
     out.resume_at(m.step);
     log::info(cat("restarted from ", restart_path, " at step ", m.step, ", t = ", m.time, " s"));
   } else {
-    solver->initialize(initial_condition(spec, c));
+    initialize(*solver, spec, c);
   }
   const index_t cells = c.block.global_cells();
   log::info(cat("LBM ", c.setup.lattice, " ", c.setup.collision, " ", spec.numerics.precision, ", ", cells,

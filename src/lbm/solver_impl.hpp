@@ -55,6 +55,35 @@ struct CellSet {
   index_t special_size = 0;
 };
 
+/// Row a of the velocity gradient, grad[a][b] = d u_b / d x_a, by central differences of the initial
+/// condition's states one cell up (p) and down (m) axis a.
+EDDY_HD EDDY_INLINE void central_difference(const CellState& p, const CellState& m, double (&row)[3]) {
+  for (std::size_t b = 0; b < 3; ++b) row[b] = 0.5 * (p.u[b] - m.u[b]);
+}
+
+/// The initial populations f~_i of a cell of state c whose velocity has the gradient `grad`: the
+/// equilibrium plus the first-order non-equilibrium part f_neq_i = -tau w_i rho / c_s^2 Q_i : grad u,
+/// Q_i = c_i c_i - c_s^2 I (Skordos 1993): without it the first steps carry an initial layer whose
+/// velocity error is of the order of tau |grad u| and, with tau near 1/2, decays only slowly. Unrolled,
+/// so the lattice's Q_i are constants (computed per population in a loop, they were most of a large
+/// grid's start on the host).
+template <class L, class R>
+EDDY_HD EDDY_INLINE void initial_populations(const CellState& c, const double (&grad)[3][3], double tau,
+                                             double (&f)[L::q]) {
+  const R u[3] = {R(c.u[0]), R(c.u[1]), R(c.u[2])};
+  const double rho = 1.0 + c.drho;
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    double qs = 0.0;
+    EDDY_UNROLL for (int a = 0; a < 3; ++a) {
+      EDDY_UNROLL for (int b = 0; b < 3; ++b) {
+        qs += (L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0)) * grad[a][b];
+      }
+    }
+    const double f_neq = -tau * L::w(i) * rho * 3.0 * qs;
+    f[i] = double(equilibrium<L>(i, R(c.drho), u)) + f_neq;
+  }
+}
+
 /// The bulk update of cell n (with its wrapped `faces`, which only odd steps use): on odd steps cells
 /// near a solid (and solids) are left to the special list's kernel.
 template <class L, bool Odd, class T, class R, class C>
@@ -263,21 +292,17 @@ class SolverImpl final : public Solver {
     build_cell_sets(flags);
   }
 
-  /// Equilibrium of the initial state, one z-plane of padded cells at a time (host threads), so the
-  /// host never holds more than a plane of populations. The initial condition is evaluated once per point
-  /// of a window of three planes (z - 1, z, z + 1, each with a one-cell rim in x and y) that rolls along z,
-  /// and the central differences below read it there: each point once, where evaluating it per cell and
-  /// neighbour took seven calls per cell (a 608^3 Taylor-Green start took over a minute on 8 threads).
+  /// The initial populations (initial_populations) of a host initial condition, one z-plane of padded
+  /// cells at a time (host threads), so the host never holds more than a plane of populations. The
+  /// condition is evaluated once per point of a window of three planes (z - 1, z, z + 1, each with a
+  /// one-cell rim in x and y) that rolls along z, and the central differences read it there (evaluated per
+  /// cell and neighbour, it took seven calls per cell).
   void initialize(const InitialCondition& ic) override {
     const index_t N = grid_.n_padded, plane = grid_.sy;
     std::vector<T> h(static_cast<std::size_t>(L::q * plane));
     const index_t wx = grid_.nx + 2, wy = grid_.ny + 2;  // a window plane: the interior and its rim
     const bool along_z = setup_.dims == 3;
     std::vector<CellState> below, here, above;  // planes z - 1, z, z + 1 (below and above: 3D only)
-    double q_tensor[L::q][3][3];  // Q_i = c_i c_i - c_s^2 I, once (in the loop it was most of the time)
-    for (int i = 0; i < L::q; ++i)
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) q_tensor[i][a][b] = L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0);
     const auto evaluate = [&](std::vector<CellState>& w, index_t z) {
       w.resize(static_cast<std::size_t>(wx * wy));
       backend::host_parallel_for(wx * wy, [&](index_t t) {
@@ -303,34 +328,46 @@ class SolverImpl final : public Solver {
           const auto at = [&](const std::vector<CellState>& w, index_t dx, index_t dy) -> const CellState& {
             return w[static_cast<std::size_t>((y + 1 + dy) * wx + x + 1 + dx)];
           };
-          const CellState& c = at(here, 0, 0);
-          const R u[3] = {R(c.u[0]), R(c.u[1]), R(c.u[2])};
-          // Velocity gradient by central differences of the initial condition, for the first-order
-          // non-equilibrium part f_neq_i = -tau w_i rho / c_s^2 Q_i : grad u, Q_i = c_i c_i - c_s^2 I
-          // (Skordos 1993): without it the first steps carry an initial layer whose velocity error is
-          // of the order of tau |grad u| and, with tau near 1/2, decays only slowly.
-          double grad[3][3] = {};  // grad[a][b] = d u_b / d x_a
-          for (int a = 0; a < setup_.dims; ++a) {
-            const CellState& p = a == 0 ? at(here, 1, 0) : a == 1 ? at(here, 0, 1) : at(above, 0, 0);
-            const CellState& m = a == 0 ? at(here, -1, 0) : a == 1 ? at(here, 0, -1) : at(below, 0, 0);
-            for (int b = 0; b < 3; ++b)
-              grad[a][b] = 0.5 * (p.u[static_cast<std::size_t>(b)] - m.u[static_cast<std::size_t>(b)]);
+          double grad[3][3] = {};
+          for (int d = 0; d < setup_.dims; ++d) {
+            const CellState& p = d == 0 ? at(here, 1, 0) : d == 1 ? at(here, 0, 1) : at(above, 0, 0);
+            const CellState& m = d == 0 ? at(here, -1, 0) : d == 1 ? at(here, 0, -1) : at(below, 0, 0);
+            central_difference(p, m, grad[d]);
           }
-          const double rho = 1.0 + c.drho;
+          double f[L::q];
+          initial_populations<L, R>(at(here, 0, 0), grad, setup_.tau, f);
           const index_t n = grid_.at(x, y, z) - pz * plane;
-          for (int i = 0; i < L::q; ++i) {
-            double qs = 0.0;
-            for (int a = 0; a < 3; ++a)
-              for (int b = 0; b < 3; ++b) qs += q_tensor[i][a][b] * grad[a][b];
-            const double f_neq = -setup_.tau * L::w(i) * rho * 3.0 * qs;
-            h[static_cast<std::size_t>(i * plane + n)] =
-                store_pop<T>(R(double(equilibrium<L>(i, R(c.drho), u)) + f_neq));
-          }
+          for (int i = 0; i < L::q; ++i) h[static_cast<std::size_t>(i * plane + n)] = store_pop<T>(R(f[i]));
         });
       }
       for (int i = 0; i < L::q; ++i)
         backend::copy_to_device(pop() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
     }
+    steps_ = 0;
+  }
+
+  /// The Taylor-Green vortex sampled on the device, cell by cell (the host path's arithmetic: the state
+  /// at the cell and its neighbours, the populations of initial_populations); the ghost layer zero.
+  void initialize(const TaylorGreenCells& tg) override {
+    backend::fill_zero(f_.data(), f_.bytes());
+    const StreamCollideArgs<T, R> a = args();
+    const Int3 off = setup_.offset;
+    const int dims = setup_.dims;
+    const double tau = setup_.tau;
+    backend::parallel_for_box(
+        "lbm::initialize_taylor_green", grid_.nx, grid_.ny, grid_.nz,
+        [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
+          const index_t gx = x + off[0], gy = y + off[1], gz = z + off[2];
+          double grad[3][3] = {};
+          for (int d = 0; d < dims; ++d) {
+            const index_t e0 = d == 0, e1 = d == 1, e2 = d == 2;
+            central_difference(tg(gx + e0, gy + e1, gz + e2), tg(gx - e0, gy - e1, gz - e2), grad[d]);
+          }
+          double f[L::q];
+          initial_populations<L, R>(tg(gx, gy, gz), grad, tau, f);
+          const index_t n = a.grid.at(x, y, z), N = a.grid.n_padded;
+          EDDY_UNROLL for (int i = 0; i < L::q; ++i) a.f[i * N + n] = store_pop<T>(R(f[i]));
+        });
     steps_ = 0;
   }
 
