@@ -70,12 +70,6 @@ std::vector<double> time_without_graphs(int recordings, const std::function<void
   return seconds;
 }
 
-/// The JSON items and the log text of the graphs' comparison: `key`_no_graph (the spread) and
-/// graph_speedup (time without over time with graphs, medians), or graphs_recorded 0.
-std::vector<std::string> graph_items(const std::string& key, const std::vector<double>& without,
-                                     const std::function<double(double)>& figure, double with_median,
-                                     bool higher_is_faster, std::string& text);
-
 /// Steps per repetition: --steps, else about 1e9 point updates (at least 10).
 long default_steps(const BenchOptions& opt, double points) {
   return opt.steps > 0 ? opt.steps : std::max(10L, static_cast<long>(1e9 / points));
@@ -142,6 +136,9 @@ std::vector<std::string> items(std::initializer_list<std::vector<std::string>> g
   return all;
 }
 
+/// The JSON items and the log text of the graphs' comparison: `key`_no_graph (the spread) and
+/// graph_speedup (median without over median with graphs, in time), or graph_speedup null where no
+/// step was recorded.
 std::vector<std::string> graph_items(const std::string& key, const std::vector<double>& without,
                                      const std::function<double(double)>& figure, double with_median,
                                      bool higher_is_faster, std::string& text) {

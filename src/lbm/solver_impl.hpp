@@ -55,12 +55,6 @@ struct CellSet {
   index_t special_size = 0;
 };
 
-/// Row a of the velocity gradient, grad[a][b] = d u_b / d x_a, by central differences of the initial
-/// condition's states one cell up (p) and down (m) axis a.
-EDDY_HD EDDY_INLINE void central_difference(const CellState& p, const CellState& m, double (&row)[3]) {
-  for (std::size_t b = 0; b < 3; ++b) row[b] = 0.5 * (p.u[b] - m.u[b]);
-}
-
 /// The initial populations f~_i of a cell of state c whose velocity has the gradient `grad`: the
 /// equilibrium plus the first-order non-equilibrium part f_neq_i = -tau w_i rho / c_s^2 Q_i : grad u,
 /// Q_i = c_i c_i - c_s^2 I (Skordos 1993): without it the first steps carry an initial layer whose
@@ -82,6 +76,22 @@ EDDY_HD EDDY_INLINE void initial_populations(const CellState& c, const double (&
     const double f_neq = -tau * L::w(i) * rho * 3.0 * qs;
     f[i] = double(equilibrium<L>(i, R(c.drho), u)) + f_neq;
   }
+}
+
+/// The initial populations of global cell (gx, gy, gz) under the initial condition `ic` (a callable
+/// giving the CellState of a global cell: an InitialCondition on the host, TaylorGreenCells on the
+/// device): its state, and the velocity gradient by central differences of the neighbours' states along
+/// the `dims` axes, grad[a][b] = d u_b / d x_a.
+template <class L, class R, class IC>
+EDDY_HD EDDY_INLINE void initial_cell(const IC& ic, index_t gx, index_t gy, index_t gz, int dims, double tau,
+                                      double (&f)[L::q]) {
+  double grad[3][3] = {};
+  for (int a = 0; a < dims; ++a) {
+    const index_t e0 = a == 0, e1 = a == 1, e2 = a == 2;
+    const CellState p = ic(gx + e0, gy + e1, gz + e2), m = ic(gx - e0, gy - e1, gz - e2);
+    for (std::size_t b = 0; b < 3; ++b) grad[a][b] = 0.5 * (p.u[b] - m.u[b]);
+  }
+  initial_populations<L, R>(ic(gx, gy, gz), grad, tau, f);
 }
 
 /// The bulk update of cell n (with its wrapped `faces`, which only odd steps use): on odd steps cells
@@ -292,82 +302,45 @@ class SolverImpl final : public Solver {
     build_cell_sets(flags);
   }
 
-  /// The initial populations (initial_populations) of a host initial condition, one z-plane of padded
-  /// cells at a time (host threads), so the host never holds more than a plane of populations. The
-  /// condition is evaluated once per point of a window of three planes (z - 1, z, z + 1, each with a
-  /// one-cell rim in x and y) that rolls along z, and the central differences read it there (evaluated per
-  /// cell and neighbour, it took seven calls per cell).
+  /// The initial populations (initial_cell) of a host initial condition, one z-plane of padded cells at a
+  /// time (host threads), so the host never holds more than a plane of populations.
   void initialize(const InitialCondition& ic) override {
     const index_t N = grid_.n_padded, plane = grid_.sy;
     std::vector<T> h(static_cast<std::size_t>(L::q * plane));
-    const index_t wx = grid_.nx + 2, wy = grid_.ny + 2;  // a window plane: the interior and its rim
-    const bool along_z = setup_.dims == 3;
-    std::vector<CellState> below, here, above;  // planes z - 1, z, z + 1 (below and above: 3D only)
-    const auto evaluate = [&](std::vector<CellState>& w, index_t z) {
-      w.resize(static_cast<std::size_t>(wx * wy));
-      backend::host_parallel_for(wx * wy, [&](index_t t) {
-        w[static_cast<std::size_t>(t)] =
-            ic(t % wx - 1 + setup_.offset[0], t / wx - 1 + setup_.offset[1], z + setup_.offset[2]);
-      });
-    };
     for (index_t pz = 0; pz < grid_.nz + 2 * grid_.gz; ++pz) {
       std::fill(h.begin(), h.end(), store_pop<T>(R(0)));
       const index_t z = pz - grid_.gz;
-      if (z >= 0 && z < grid_.nz) {
-        if (!along_z) {
-          evaluate(here, z);
-        } else if (z == 0) {
-          evaluate(below, -1), evaluate(here, 0), evaluate(above, 1);
-        } else {  // roll: below <- here, here <- above, then the new plane above
-          std::swap(below, here);
-          std::swap(here, above);
-          evaluate(above, z + 1);
-        }
+      if (z >= 0 && z < grid_.nz)
         backend::host_parallel_for(grid_.nx * grid_.ny, [&](index_t t) {
           const index_t x = t % grid_.nx, y = t / grid_.nx;
-          const auto at = [&](const std::vector<CellState>& w, index_t dx, index_t dy) -> const CellState& {
-            return w[static_cast<std::size_t>((y + 1 + dy) * wx + x + 1 + dx)];
-          };
-          double grad[3][3] = {};
-          for (int d = 0; d < setup_.dims; ++d) {
-            const CellState& p = d == 0 ? at(here, 1, 0) : d == 1 ? at(here, 0, 1) : at(above, 0, 0);
-            const CellState& m = d == 0 ? at(here, -1, 0) : d == 1 ? at(here, 0, -1) : at(below, 0, 0);
-            central_difference(p, m, grad[d]);
-          }
           double f[L::q];
-          initial_populations<L, R>(at(here, 0, 0), grad, setup_.tau, f);
+          initial_cell<L, R>(ic, x + setup_.offset[0], y + setup_.offset[1], z + setup_.offset[2],
+                             setup_.dims, setup_.tau, f);
           const index_t n = grid_.at(x, y, z) - pz * plane;
           for (int i = 0; i < L::q; ++i) h[static_cast<std::size_t>(i * plane + n)] = store_pop<T>(R(f[i]));
         });
-      }
       for (int i = 0; i < L::q; ++i)
         backend::copy_to_device(pop() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
     }
     steps_ = 0;
   }
 
-  /// The Taylor-Green vortex sampled on the device, cell by cell (the host path's arithmetic: the state
-  /// at the cell and its neighbours, the populations of initial_populations); the ghost layer zero.
+  /// The Taylor-Green vortex sampled on the device, cell by cell (initial_cell, as the host path); the
+  /// ghost layer zero.
   void initialize(const TaylorGreenCells& tg) override {
     backend::fill_zero(f_.data(), f_.bytes());
     const StreamCollideArgs<T, R> a = args();
     const Int3 off = setup_.offset;
     const int dims = setup_.dims;
     const double tau = setup_.tau;
-    backend::parallel_for_box(
-        "lbm::initialize_taylor_green", grid_.nx, grid_.ny, grid_.nz,
-        [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
-          const index_t gx = x + off[0], gy = y + off[1], gz = z + off[2];
-          double grad[3][3] = {};
-          for (int d = 0; d < dims; ++d) {
-            const index_t e0 = d == 0, e1 = d == 1, e2 = d == 2;
-            central_difference(tg(gx + e0, gy + e1, gz + e2), tg(gx - e0, gy - e1, gz - e2), grad[d]);
-          }
-          double f[L::q];
-          initial_populations<L, R>(tg(gx, gy, gz), grad, tau, f);
-          const index_t n = a.grid.at(x, y, z), N = a.grid.n_padded;
-          EDDY_UNROLL for (int i = 0; i < L::q; ++i) a.f[i * N + n] = store_pop<T>(R(f[i]));
-        });
+    backend::parallel_for_box("lbm::initialize_taylor_green", grid_.nx, grid_.ny, grid_.nz,
+                              [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
+                                double f[L::q];
+                                initial_cell<L, R>(tg, x + off[0], y + off[1], z + off[2], dims, tau, f);
+                                const index_t n = a.grid.at(x, y, z), N = a.grid.n_padded;
+                                EDDY_UNROLL for (int i = 0; i < L::q; ++i) a.f[i * N + n] =
+                                    store_pop<T>(R(f[i]));
+                              });
     steps_ = 0;
   }
 
