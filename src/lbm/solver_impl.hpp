@@ -60,11 +60,13 @@ struct CellSet {
 /// Q_i = c_i c_i - c_s^2 I (Skordos 1993): without it the first steps carry an initial layer whose
 /// velocity error is of the order of tau |grad u| and, with tau near 1/2, decays only slowly. Unrolled,
 /// so the lattice's Q_i are constants (computed per population in a loop, they were most of a large
-/// grid's start on the host).
-template <class L, class R>
+/// grid's start on the host). All in double, rounded once to the storage type by the caller: a device
+/// and the host then differ only by their sin/cos and contracted FMAs in double, far below the storage's
+/// rounding (in the arithmetic type, FP32, contractions would differ by units in FP32's last place).
+template <class L>
 EDDY_HD EDDY_INLINE void initial_populations(const CellState& c, const double (&grad)[3][3], double tau,
                                              double (&f)[L::q]) {
-  const R u[3] = {R(c.u[0]), R(c.u[1]), R(c.u[2])};
+  const double u[3] = {c.u[0], c.u[1], c.u[2]};
   const double rho = 1.0 + c.drho;
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     double qs = 0.0;
@@ -74,7 +76,7 @@ EDDY_HD EDDY_INLINE void initial_populations(const CellState& c, const double (&
       }
     }
     const double f_neq = -tau * L::w(i) * rho * 3.0 * qs;
-    f[i] = double(equilibrium<L>(i, R(c.drho), u)) + f_neq;
+    f[i] = equilibrium<L>(i, c.drho, u) + f_neq;
   }
 }
 
@@ -82,7 +84,7 @@ EDDY_HD EDDY_INLINE void initial_populations(const CellState& c, const double (&
 /// giving the CellState of a global cell: an InitialCondition on the host, TaylorGreenCells on the
 /// device): its state, and the velocity gradient by central differences of the neighbours' states along
 /// the `dims` axes, grad[a][b] = d u_b / d x_a.
-template <class L, class R, class IC>
+template <class L, class IC>
 EDDY_HD EDDY_INLINE void initial_cell(const IC& ic, index_t gx, index_t gy, index_t gz, int dims, double tau,
                                       double (&f)[L::q]) {
   double grad[3][3] = {};
@@ -91,7 +93,7 @@ EDDY_HD EDDY_INLINE void initial_cell(const IC& ic, index_t gx, index_t gy, inde
     const CellState p = ic(gx + e0, gy + e1, gz + e2), m = ic(gx - e0, gy - e1, gz - e2);
     for (std::size_t b = 0; b < 3; ++b) grad[a][b] = 0.5 * (p.u[b] - m.u[b]);
   }
-  initial_populations<L, R>(ic(gx, gy, gz), grad, tau, f);
+  initial_populations<L>(ic(gx, gy, gz), grad, tau, f);
 }
 
 /// The bulk update of cell n (with its wrapped `faces`, which only odd steps use): on odd steps cells
@@ -314,8 +316,8 @@ class SolverImpl final : public Solver {
         backend::host_parallel_for(grid_.nx * grid_.ny, [&](index_t t) {
           const index_t x = t % grid_.nx, y = t / grid_.nx;
           double f[L::q];
-          initial_cell<L, R>(ic, x + setup_.offset[0], y + setup_.offset[1], z + setup_.offset[2],
-                             setup_.dims, setup_.tau, f);
+          initial_cell<L>(ic, x + setup_.offset[0], y + setup_.offset[1], z + setup_.offset[2], setup_.dims,
+                          setup_.tau, f);
           const index_t n = grid_.at(x, y, z) - pz * plane;
           for (int i = 0; i < L::q; ++i) h[static_cast<std::size_t>(i * plane + n)] = store_pop<T>(R(f[i]));
         });
@@ -336,7 +338,7 @@ class SolverImpl final : public Solver {
     backend::parallel_for_box("lbm::initialize_taylor_green", grid_.nx, grid_.ny, grid_.nz,
                               [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
                                 double f[L::q];
-                                initial_cell<L, R>(tg, x + off[0], y + off[1], z + off[2], dims, tau, f);
+                                initial_cell<L>(tg, x + off[0], y + off[1], z + off[2], dims, tau, f);
                                 const index_t n = a.grid.at(x, y, z), N = a.grid.n_padded;
                                 EDDY_UNROLL for (int i = 0; i < L::q; ++i) a.f[i * N + n] =
                                     store_pop<T>(R(f[i]));

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "backend/backend.hpp"
 #include "backend/parallel.hpp"
 #include "lbm/collide_k.hpp"
 #include "lbm/lattice.hpp"
@@ -380,7 +381,13 @@ TYPED_TEST(LatticeTest, RegularizedThirdOrderMomentsAreExact) {
 /// with rest density `unit` = s and the force scaled by s. Scaling by a power of two commutes with every
 /// rounding, so moments and every operator, with and without LES and force, must give exactly s times the
 /// results of the frame 1 (velocity: exactly the same), in FP32 as the kernels compute. Any term that
-/// does not scale (a bare 1 where the rest density belongs) shows as a difference here.
+/// does not scale (a bare 1 where the rest density belongs) shows as a difference here, of the order of
+/// the populations themselves. Exact where the arithmetic is IEEE operation by operation (the CPU build).
+/// A compiler that contracts a * b + c into an FMA (the GPU's, or the host's with FMA instructions) may
+/// contract the two frames' inlined copies differently: each differently contracted operation then rounds
+/// once more or less, half a unit in the last place of an intermediate no larger than twice the largest
+/// population, and an operator's longest chain (the regularized one's Hermite sums) has fewer than 32 such
+/// operations, so the difference stays below 2^-18 of the largest population (returned relative to it).
 template <class L, bool Les, bool Force>
 double frame_error() {
   return backend::parallel_reduce(
@@ -413,9 +420,11 @@ double frame_error() {
             Regularized<float, Les, Force>{1.7f, x1}.template operator()<L>(f, d1, u1);
             Regularized<float, Les, Force>{1.7f, xs}.template operator()<L>(g, ds, us, s);
           }
+          double big = 0;
+          for (int i = 0; i < L::q; ++i) big = fmax(big, fabs(double(f[i]) * s));
           for (int d = 0; d < 3; ++d) err = fmax(err, fabs(double(us[d]) - double(u1[d])));
-          err = fmax(err, fabs(double(ds) - double(d1) * s));
-          for (int i = 0; i < L::q; ++i) err = fmax(err, fabs(double(g[i]) - double(f[i]) * s));
+          err = fmax(err, fabs(double(ds) - double(d1) * s) / big);
+          for (int i = 0; i < L::q; ++i) err = fmax(err, fabs(double(g[i]) - double(f[i]) * s) / big);
         }
         return err;
       },
@@ -423,10 +432,16 @@ double frame_error() {
 }
 
 TYPED_TEST(LatticeTest, OperatorsAreExactInTheFrameOfSixteenBitStorage) {
-  EXPECT_EQ((frame_error<TypeParam, false, false>()), 0.0);
-  EXPECT_EQ((frame_error<TypeParam, true, false>()), 0.0);
-  EXPECT_EQ((frame_error<TypeParam, false, true>()), 0.0);
-  EXPECT_EQ((frame_error<TypeParam, true, true>()), 0.0);
+#ifdef FP_FAST_FMAF
+  const bool contracts = true;
+#else
+  const bool contracts = backend::is_gpu();
+#endif
+  const double bound = contracts ? std::ldexp(1.0, -18) : 0.0;
+  EXPECT_LE((frame_error<TypeParam, false, false>()), bound);
+  EXPECT_LE((frame_error<TypeParam, true, false>()), bound);
+  EXPECT_LE((frame_error<TypeParam, false, true>()), bound);
+  EXPECT_LE((frame_error<TypeParam, true, true>()), bound);
 }
 
 TEST(Smagorinsky, RelaxationTimeSolvesTheModelEquation) {

@@ -197,7 +197,8 @@ double state_difference(const std::vector<unsigned char>& a, const std::vector<u
 // The Taylor-Green vortex sampled on the device (Solver::initialize(const TaylorGreenCells&)) gives the
 // populations of the same functor through the host path (as an InitialCondition), 2D and 3D, FP64 and
 // FP32 storage: bitwise on the CPU backend (the same double expressions); on a GPU within the device's
-// sin/cos (at most 2 units in the last place against the host library's 1, in double): a population
+// sin/cos (at most 2 units in the last place against the host library's 1, in double) and its FMA
+// contractions (in double too: initial_populations computes in double whatever the storage): a population
 // then differs by a few 1e-16 relative before rounding to the storage type, which FP32 storage can
 // turn into one unit in its last place (at most 2^-23 of the largest population, which bounds a
 // rounding flip of any smaller one), FP64 storage carries (bound 1e-14).
