@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -28,9 +29,16 @@ namespace eddy::lbm {
 /// 128-byte line (FP32; two lines FP64): a warp's loads and stores of one slot for 32 cells are then one
 /// line each on the even step, and on the odd step for the links without an x component.
 constexpr index_t row_align = 32;
-/// The padded grid of a block of `cells` (ghost width 1): the one layout of every LBM array.
+/// The padded grid of a block of `cells` (ghost width 1): the one layout of every LBM array. The kernels
+/// index a block's cells in 32 bits (stream_collide_k.hpp: Links), so a block holds fewer than 2^32 padded
+/// cells: about 1600^3, more than one GPU's memory holds.
 inline field::PaddedGrid padded_grid(int dims, const Int3& cells) {
-  return field::PaddedGrid::make(dims, cells, 1, row_align);
+  const field::PaddedGrid g = field::PaddedGrid::make(dims, cells, 1, row_align);
+  if (g.n_padded >= (index_t(1) << 32))
+    throw InputError("domain.cells: a block of " + std::to_string(g.n_padded) +
+                     " padded cells is more than one rank can index (2^32 cells): use more ranks "
+                     "(parallel.ranks) or fewer cells");
+  return g;
 }
 
 /// The axes a block of extent `ext` wraps itself (bit d): periodic at both ends and spanned whole by
