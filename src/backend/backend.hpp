@@ -137,7 +137,8 @@ namespace eddy::backend {
 /// one call of f; they differ in what the compiler makes of the kernel (registers, how many loads it
 /// keeps in flight), which only a measurement decides: the LBM's D3Q19 update on an H200
 /// (cases/benchmarks/results/2026-11-30d-h200) runs 1.6 % faster per_cell with 32-bit populations and
-/// 18 % faster grid_stride with 16-bit ones.
+/// 18 % faster grid_stride with 16-bit ones. parallel_for_box's `min_blocks` (0: none) further asks that
+/// many blocks of an SM resident at once, which caps the kernel's registers to fit (it may then spill).
 enum class BoxLaunch {
   per_cell,     ///< one thread per cell
   grid_stride,  ///< a capped grid, each thread looping over cells a grid apart

@@ -18,7 +18,7 @@ void parallel_for(const char* /*label*/, index_t n, F f) {
 
 /// Run f(x, y, z) for every cell of an nx x ny x nz box, x fastest (rows split over the threads; the
 /// launch shape is a GPU matter).
-template <BoxLaunch = BoxLaunch::per_cell, class F>
+template <BoxLaunch = BoxLaunch::per_cell, int = 0, class F>
 void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz, F f) {
 #pragma omp parallel for collapse(2) schedule(static)
   for (index_t z = 0; z < nz; ++z)

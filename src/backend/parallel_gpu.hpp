@@ -50,8 +50,8 @@ __global__ void __launch_bounds__(block_size) for_kernel(index_t n, F f) {
 /// with two multiply-shift divisions. Stride: a grid-stride loop over a capped grid, else one thread per
 /// cell (backend.hpp: BoxLaunch).
 template <bool Stride, class F>
-__global__ void __launch_bounds__(block_size)
-    box_kernel(std::uint32_t n, FastDiv by_x, FastDiv by_y, index_t y0, index_t z0, F f) {
+__device__ __forceinline__ void box_cells(std::uint32_t n, FastDiv by_x, FastDiv by_y, index_t y0, index_t z0,
+                                          F& f) {
   auto cell = [&](std::uint32_t t) {
     const std::uint32_t yz = by_x.div(t), z = by_y.div(yz);
     f(index_t(t - yz * by_x.d), y0 + index_t(yz - z * by_y.d), z0 + index_t(z));
@@ -63,6 +63,17 @@ __global__ void __launch_bounds__(block_size)
   } else if (first < n) {
     cell(first);
   }
+}
+template <bool Stride, class F>
+__global__ void __launch_bounds__(block_size)
+    box_kernel(std::uint32_t n, FastDiv by_x, FastDiv by_y, index_t y0, index_t z0, F f) {
+  box_cells<Stride>(n, by_x, by_y, y0, z0, f);
+}
+/// The same, with `MinBlocks` blocks of an SM resident at once: registers capped to fit.
+template <bool Stride, int MinBlocks, class F>
+__global__ void __launch_bounds__(block_size, MinBlocks)
+    box_kernel_min(std::uint32_t n, FastDiv by_x, FastDiv by_y, index_t y0, index_t z0, F f) {
+  box_cells<Stride>(n, by_x, by_y, y0, z0, f);
 }
 
 template <class T, class F, class Op>
@@ -93,8 +104,9 @@ void parallel_for(const char* /*label*/, index_t n, F f) {
 
 /// Run f(x, y, z) for every cell of an nx x ny x nz box on the device, x fastest: consecutive threads on
 /// consecutive x, no integer division. Boxes of 2^31 cells or more run as several launches of whole
-/// planes (of whole rows where one plane is that large).
-template <BoxLaunch launch = BoxLaunch::per_cell, class F>
+/// planes (of whole rows where one plane is that large). `min_blocks` > 0: registers capped so that many
+/// blocks fit on an SM (backend.hpp: BoxLaunch).
+template <BoxLaunch launch = BoxLaunch::per_cell, int min_blocks = 0, class F>
 void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz, F f) {
   if (nx <= 0 || ny <= 0 || nz <= 0) return;
   constexpr index_t limit = index_t(1) << 31;
@@ -104,9 +116,13 @@ void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz,
     const index_t n = nx * cy * cz;
     const int blocks =
         stride ? detail::grid_for(n) : static_cast<int>((n + detail::block_size - 1) / detail::block_size);
-    detail::box_kernel<stride><<<blocks, detail::block_size, 0, detail::stream()>>>(
-        static_cast<std::uint32_t>(n), FastDiv(static_cast<std::uint32_t>(nx)),
-        FastDiv(static_cast<std::uint32_t>(cy)), y0, z0, f);
+    const auto bx = FastDiv(static_cast<std::uint32_t>(nx)), by = FastDiv(static_cast<std::uint32_t>(cy));
+    if constexpr (min_blocks > 0)
+      detail::box_kernel_min<stride, min_blocks><<<blocks, detail::block_size, 0, detail::stream()>>>(
+          static_cast<std::uint32_t>(n), bx, by, y0, z0, f);
+    else
+      detail::box_kernel<stride><<<blocks, detail::block_size, 0, detail::stream()>>>(
+          static_cast<std::uint32_t>(n), bx, by, y0, z0, f);
     EDDY_GPU_CHECK_LAST();
   };
   if (nx * ny < limit) {

@@ -116,14 +116,23 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
     });
   } else {
     const field::SubBox b = cells.box;
-    // The launch shape measured faster for the storage type (backend.hpp: BoxLaunch).
-    constexpr auto shape = sizeof(T) < 4 ? backend::BoxLaunch::grid_stride : backend::BoxLaunch::per_cell;
-    backend::parallel_for_box<shape>(
-        label, b.nx, b.ny, b.nz, [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
-          x += b.ox, y += b.oy, z += b.oz;
-          const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
-          bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision);
-        });
+    const auto f = [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
+      x += b.ox, y += b.oy, z += b.oz;
+      const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
+      bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision);
+    };
+    // The launch shape measured fastest (backend.hpp: BoxLaunch; H200, 256^3, BGK). 32-bit populations:
+    // one thread per cell. 16-bit: the even step as a grid-stride loop (64 registers for D3Q19); the 3D
+    // odd step one thread per cell with its registers capped for 4 blocks of an SM (D3Q19: 80 -> 64, 8
+    // bytes spilled; 36,145 -> 37,493 MLUPS in one run), 3 for D3Q27, which spills 64 bytes at 4
+    // (22,883 -> 24,912; cases/benchmarks/results/2026-11-30f-h200).
+    using backend::BoxLaunch;
+    if constexpr (sizeof(T) >= 4)
+      backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
+    else if constexpr (Odd && L::d == 3)
+      backend::parallel_for_box<BoxLaunch::per_cell, (L::q > 19 ? 3 : 4)>(label, b.nx, b.ny, b.nz, f);
+    else
+      backend::parallel_for_box<BoxLaunch::grid_stride>(label, b.nx, b.ny, b.nz, f);
   }
   if (Odd && cells.special_size > 0) {
     const index_t* sp = cells.special;
