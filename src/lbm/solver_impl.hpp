@@ -53,6 +53,10 @@ struct CellSet {
   index_t list_size = 0;
   const index_t* special = nullptr;
   index_t special_size = 0;
+  /// 16-bit storage: the even step updates the box's rows two cells at a time (stream_collide_even_pair),
+  /// pairs starting at even global x (the same pairs on every decomposition whose blocks start at an even
+  /// x; elsewhere one cell at a time).
+  bool pairs = false;
 };
 
 /// The initial populations f~_i of a cell of state c whose velocity has the gradient `grad`: the
@@ -121,12 +125,29 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
       const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
       bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision);
     };
-    // The launch shape measured fastest (backend.hpp: BoxLaunch; H200, 256^3, BGK). 32-bit populations:
-    // one thread per cell. 16-bit: the even step as a grid-stride loop (64 registers for D3Q19); the 3D
-    // odd step one thread per cell with its registers capped for 4 blocks of an SM (D3Q19: 80 -> 64, 8
-    // bytes spilled; 36,145 -> 37,493 MLUPS in one run), 3 for D3Q27, which spills 64 bytes at 4
-    // (22,883 -> 24,912; cases/benchmarks/results/2026-11-30f-h200).
+    // The launch shape measured fastest (backend.hpp: BoxLaunch; H200, 256^3, BGK;
+    // cases/benchmarks/results/2026-11-30f-h200). 32-bit populations: one thread per cell. 16-bit:
+    //  - even step in cell pairs: D3Q19 one thread per pair with registers capped for 3 blocks of an SM
+    //    (98 -> 80, no spill; 37,233 MLUPS one cell per thread, 38,026 pairs in a grid-stride loop,
+    //    39,098 capped), D3Q27 and D2Q9 a grid-stride loop (D3Q27 24,912 -> 26,983, D2Q9 4096^2 70,052 ->
+    //    73,736); one cell per thread as a grid-stride loop where the pairs would not start at even x;
+    //  - the 3D odd step one thread per cell with its registers capped for 4 blocks of an SM (D3Q19: 80 ->
+    //    64, 8 bytes spilled; 36,145 -> 37,493 MLUPS in one run), 3 for D3Q27, which spills 64 bytes at 4
+    //    (22,883 -> 24,912).
     using backend::BoxLaunch;
+    if constexpr (!Odd && std::is_same_v<T, backend::Half>) {
+      if (cells.pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
+        const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
+          stream_collide_even_pair<L>(a.grid.at(b.ox + 2 * x2, b.oy + y, b.oz + z), 2 * x2 + 1 < b.nx, a,
+                                      collision);
+        };
+        if constexpr (L::q == 19)
+          backend::parallel_for_box<BoxLaunch::per_cell, 3>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
+        else
+          backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
+        return;
+      }
+    }
     if constexpr (sizeof(T) >= 4)
       backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
     else if constexpr (Odd && L::d == 3)
@@ -524,6 +545,7 @@ class SolverImpl final : public Solver {
   /// with its special cells (`flags`: the host copy of the flag field).
   void build_cell_sets(const std::vector<std::uint8_t>& flags) {
     all_.box = field::SubBox::interior(grid_);
+    all_.pairs = (setup_.offset[0] + all_.box.ox) % 2 == 0;
     overlap_ =
         setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
     const field::SubBox inner = overlap_ ? inner_box() : all_.box;
@@ -546,6 +568,7 @@ class SolverImpl final : public Solver {
     all_.special_size = static_cast<index_t>(specials[0].size());
     if (!overlap_) return;
     inner_.box = inner;
+    inner_.pairs = (setup_.offset[0] + inner.ox) % 2 == 0;
     inner_.special = special_list_.data();
     inner_.special_size = static_cast<index_t>(n_inner);
     shell_list_.from_host(shell);

@@ -179,20 +179,59 @@ EDDY_HD EDDY_INLINE void store(const Links& l, const StreamCollideArgs<T, R>& a,
   }
 }
 
+/// The collision of one cell's populations f (the frame of the stored numbers of T).
+template <class L, class T, class R, class Collision>
+EDDY_HD EDDY_INLINE void collide_cell(R (&f)[L::q], const StreamCollideArgs<T, R>& a,
+                                      const Collision& collide) {
+  constexpr float unit = population_unit<T>();
+  R drho, u[3];
+  const R force[3] = {a.force[0] * R(unit), a.force[1] * R(unit), a.force[2] * R(unit)};
+  moments<L>(f, drho, u, force, R(unit));
+  collide.template operator()<L>(f, drho, u, R(unit));
+}
+
 /// One cell's update with the kind of step and the special case fixed at compile time, in the frame of the
 /// stored numbers (collide_k.hpp; `collide`'s force must be given in it: scaled by population_unit<T>()).
 template <class L, bool Odd, bool Special, class T, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
                                         const Collision& collide) {
-  constexpr float unit = population_unit<T>();
   const Links l(n, Odd ? faces : 0u, a.grid);
   R f[L::q];
   load<L, Odd, Special, true>(l, a, f);
-  R drho, u[3];
-  const R force[3] = {a.force[0] * R(unit), a.force[1] * R(unit), a.force[2] * R(unit)};
-  moments<L>(f, drho, u, force, R(unit));
-  collide.template operator()<L>(f, drho, u, R(unit));
+  collide_cell<L, T>(f, a, collide);
   store<L, Odd, Special, true>(l, a, f);
+}
+
+/// One slot of two adjacent cells in 16-bit storage, read or written as one 4-byte word.
+struct alignas(4) HalfPair {
+  backend::Half first, second;
+};
+
+/// The even step of the two adjacent cells n, n + 1 of a row (n even, so each slot's pair is one aligned
+/// 4-byte word) in 16-bit storage: per cell the update stream_collide<L, false, false> makes, with every
+/// slot of both cells read and written as one word (D3Q19: 19 loads and 19 stores of 4 bytes for two
+/// cells where one cell takes 19 of 2 bytes each way). `both` false: cell n alone (the last of a row of
+/// odd length; n + 1 is then a ghost or padding cell, read, not written).
+template <class L, class R, class Collision>
+EDDY_HD EDDY_INLINE void stream_collide_even_pair(index_t n, bool both,
+                                                  const StreamCollideArgs<backend::Half, R>& a,
+                                                  const Collision& collide) {
+  const auto m = static_cast<std::uint32_t>(n);
+  R f[L::q], g[L::q];
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    const HalfPair p = *reinterpret_cast<const HalfPair*>(slot(a, i) + m);
+    f[i] = load_raw<R>(p.first), g[i] = load_raw<R>(p.second);
+  }
+  collide_cell<L, backend::Half>(f, a, collide);
+  collide_cell<L, backend::Half>(g, a, collide);
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    backend::Half* s = slot(a, opposite(i)) + m;
+    if (both)
+      *reinterpret_cast<HalfPair*>(s) =
+          HalfPair{store_raw<backend::Half>(f[i]), store_raw<backend::Half>(g[i])};
+    else
+      *s = store_raw<backend::Half>(f[i]);
+  }
 }
 
 /// Populations f_i(x, t) of padded cell n at the current time: those the next step will load (after an
