@@ -11,34 +11,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CK(x)                                                         \
-  do {                                                                \
-    auto e = (x);                                                     \
-    if (e != 0) {                                                     \
-      std::printf("error %d at %s:%d\n", int(e), __FILE__, __LINE__); \
-      std::exit(1);                                                   \
-    }                                                                 \
-  } while (0)
-
-template <class F>
-float time_ms(F f) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < 20; ++i) {
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+#include "timing.cuh"
 
 __global__ void fill(float* x, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;

@@ -9,38 +9,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "../timing.cuh"
 #include "mask_cb.h"
-#define CK(x)                                                         \
-  do {                                                                \
-    auto e = (x);                                                     \
-    if (e != 0) {                                                     \
-      std::printf("error %d at %s:%d\n", int(e), __FILE__, __LINE__); \
-      std::exit(1);                                                   \
-    }                                                                 \
-  } while (0)
 struct MaskInfo {
   unsigned long long base;
   unsigned nc, nb, na, kc, kb, ka, mask;
 };
-template <class F>
-float time_ms(F f) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < 20; ++i) {
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 __global__ void fill(cufftComplex* s, long long n, int seed) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
@@ -62,21 +36,23 @@ struct Pruned {
   std::vector<MaskInfo*> infos;
   Pruned(int N, bool cb, const char* sym = "eddy_mask_load_c") {
     const int nc = N / 2 + 1, K = N / 3;
+    // The callback `sym` on plan h, its MaskInfo (the exec pointer's offset `base`, the masked axes) on
+    // the device.
+    const auto attach = [&](cufftHandle h, unsigned long long base, unsigned mask) {
+      MaskInfo mi{base, unsigned(nc), unsigned(N), unsigned(N), unsigned(K), unsigned(K), unsigned(K), mask};
+      MaskInfo* d;
+      CK(cudaMalloc(&d, sizeof mi));
+      CK(cudaMemcpy(d, &mi, sizeof mi, cudaMemcpyHostToDevice));
+      infos.push_back(d);
+      void* p = d;
+      CK(cufftXtSetJITCallback(h, sym, mask_cb_fatbin, sizeof(mask_cb_fatbin), CUFFT_CB_LD_COMPLEX, &p));
+    };
     int ranges[2][2] = {{0, K + 1}, {N - K, N}};
     for (auto& r : ranges) {
       long long f = (long long)r[0] * nc / 2 * 2, last = (long long)r[1] * nc;
       cufftHandle h;
       CK(cufftCreate(&h));
-      if (cb) {
-        MaskInfo mi{(unsigned long long)f, unsigned(nc), unsigned(N), unsigned(N),
-                    unsigned(K),           unsigned(K),  unsigned(K), 5u};
-        MaskInfo* d;
-        CK(cudaMalloc(&d, sizeof mi));
-        CK(cudaMemcpy(d, &mi, sizeof mi, cudaMemcpyHostToDevice));
-        infos.push_back(d);
-        void* p = d;
-        CK(cufftXtSetJITCallback(h, sym, mask_cb_fatbin, sizeof(mask_cb_fatbin), CUFFT_CB_LD_COMPLEX, &p));
-      }
+      if (cb) attach(h, (unsigned long long)f, 5u);  // mask kz and kx
       long long n[1] = {N}, emb[1] = {N};
       size_t ws;
       CK(cufftXtMakePlanMany(h, 1, n, emb, (long long)N * nc, 1, CUDA_C_32F, emb, (long long)N * nc, 1,
@@ -85,15 +61,7 @@ struct Pruned {
       first.push_back(f);
     }
     CK(cufftCreate(&c2r));
-    if (cb) {
-      MaskInfo mi{0, unsigned(nc), unsigned(N), unsigned(N), unsigned(K), unsigned(K), unsigned(K), 3u};
-      MaskInfo* d;
-      CK(cudaMalloc(&d, sizeof mi));
-      CK(cudaMemcpy(d, &mi, sizeof mi, cudaMemcpyHostToDevice));
-      infos.push_back(d);
-      void* p = d;
-      CK(cufftXtSetJITCallback(c2r, sym, mask_cb_fatbin, sizeof(mask_cb_fatbin), CUFFT_CB_LD_COMPLEX, &p));
-    }
+    if (cb) attach(c2r, 0, 3u);  // mask ky and kx
     long long n2[2] = {N, N};
     size_t ws;
     CK(cufftXtMakePlanMany(c2r, 2, n2, nullptr, 1, (long long)N * nc, CUDA_C_32F, nullptr, 1,

@@ -7,10 +7,13 @@ struct MaskInfo {
   unsigned kc, kb, ka;      // kept extents (c: half axis keeps [0,kc]; b, a: full axes keep [0,k] U [n-k,n))
   unsigned mask;            // bit 0: c, bit 1: b, bit 2: a
 };
-__device__ cufftComplex eddy_mask_load_c(void* in, unsigned long long offset, void* info, void*) {
+// Element `offset` of the input, or zero outside the box; the position split with index type I (64 bits,
+// or 32 where the field has fewer than 2^32 elements).
+template <class I>
+__device__ __forceinline__ cufftComplex masked(void* in, unsigned long long offset, void* info) {
   const MaskInfo& m = *static_cast<const MaskInfo*>(info);
-  const unsigned long long p = m.base + offset;
-  const unsigned q = unsigned(p / m.nc), c = unsigned(p - (unsigned long long)q * m.nc);
+  const I p = I(m.base) + I(offset);
+  const unsigned q = unsigned(p / m.nc), c = unsigned(p - I(q) * m.nc);
   const unsigned a = q / m.nb, b = q - a * m.nb;
   bool out = false;
   if (m.mask & 1u) out |= c > m.kc;
@@ -18,20 +21,13 @@ __device__ cufftComplex eddy_mask_load_c(void* in, unsigned long long offset, vo
   if (m.mask & 4u) out |= a > m.ka && a < m.na - m.ka;
   if (out) return cufftComplex{0.f, 0.f};
   return static_cast<const cufftComplex*>(in)[offset];
+}
+__device__ cufftComplex eddy_mask_load_c(void* in, unsigned long long offset, void* info, void*) {
+  return masked<unsigned long long>(in, offset, info);
+}
+__device__ cufftComplex eddy_mask32_load_c(void* in, unsigned long long offset, void* info, void*) {
+  return masked<unsigned>(in, offset, info);
 }
 __device__ cufftComplex eddy_pass_load_c(void* in, unsigned long long offset, void*, void*) {
-  return static_cast<const cufftComplex*>(in)[offset];
-}
-// 32-bit index math (fields below 2^32 elements)
-__device__ cufftComplex eddy_mask32_load_c(void* in, unsigned long long offset, void* info, void*) {
-  const MaskInfo& m = *static_cast<const MaskInfo*>(info);
-  const unsigned p = unsigned(m.base) + unsigned(offset);
-  const unsigned q = p / m.nc, c = p - q * m.nc;
-  const unsigned a = q / m.nb, b = q - a * m.nb;
-  bool out = false;
-  if (m.mask & 1u) out |= c > m.kc;
-  if (m.mask & 2u) out |= b > m.kb && b < m.nb - m.kb;
-  if (m.mask & 4u) out |= a > m.ka && a < m.na - m.ka;
-  if (out) return cufftComplex{0.f, 0.f};
   return static_cast<const cufftComplex*>(in)[offset];
 }
