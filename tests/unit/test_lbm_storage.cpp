@@ -11,9 +11,13 @@
 
 #include "backend/backend.hpp"
 #include "backend/half.hpp"
+#include "backend/parallel.hpp"
+#include "lbm/collide_k.hpp"
+#include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
 #include "lbm/lbm_solver.hpp"
 #include "lbm/storage_k.hpp"
+#include "lbm/stream_collide_k.hpp"
 
 namespace eddy {
 namespace {
@@ -230,6 +234,59 @@ TEST(TaylorGreenCells, DeviceSamplingEqualsTheHostPath) {
         EXPECT_LE(d, p == Precision::fp64 ? 1e-14 : std::ldexp(1.0, -23)) << lattice;
       EXPECT_EQ(device->steps(), 0);
     }
+}
+
+// The 16-bit even step in cell pairs (stream_collide_even_pair) is bitwise the one-cell update
+// (stream_collide<L, false, false>) of each of its cells, with the second cell and without it (the last
+// cell of a row of odd length, 7 here). A step runs pairs where they start at even global x and one cell
+// at a time elsewhere (solver_impl.hpp: CellSet::pairs), so decompositions mix the two, and only their
+// equality keeps results independent of the decomposition. On a GPU this also checks that the compiler
+// treats the pair's two inlined collisions as it does the single one (FMA contraction).
+template <class L, class C>
+std::vector<Half> even_step(const C& collide, float force, bool pairs) {
+  const field::PaddedGrid g = lbm::padded_grid(L::d, Int3{7, 3, L::d == 3 ? 2 : 1});
+  constexpr index_t lead = field::PaddedGrid::lead(1, lbm::row_align);  // as the solver's array
+  std::vector<Half> h(static_cast<std::size_t>(L::q * g.n_padded + lead));
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dev(-0.01f, 0.01f);
+  for (Half& v : h) v = lbm::store_pop<Half>(dev(rng));
+  backend::DeviceArray<Half> f;
+  f.from_host(h);
+  backend::DeviceArray<std::uint8_t> flags(static_cast<std::size_t>(g.n_padded));  // zeros: fluid
+  lbm::StreamCollideArgs<Half, float> a{};
+  a.f = f.data() + lead, a.flags = flags.data(), a.grid = g;
+  a.force[0] = force, a.force[1] = -0.5f * force;
+  if (pairs)
+    backend::parallel_for_box(
+        "test::even_pairs", (g.nx + 1) / 2, g.ny, g.nz, [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
+          lbm::stream_collide_even_pair<L>(g.at(2 * x2, y, z), 2 * x2 + 1 < g.nx, a, collide);
+        });
+  else
+    backend::parallel_for_box("test::even_cells", g.nx, g.ny, g.nz,
+                              [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
+                                lbm::stream_collide<L, false, false>(g.at(x, y, z), 0u, a, collide);
+                              });
+  return f.to_host();
+}
+
+template <class L, class C>
+void expect_pairs_are_single_cells(const C& collide, float force, const char* what) {
+  const std::vector<Half> p = even_step<L>(collide, force, true), c = even_step<L>(collide, force, false);
+  ASSERT_EQ(p.size(), c.size());
+  EXPECT_EQ(std::memcmp(p.data(), c.data(), p.size() * sizeof(Half)), 0) << what;
+}
+
+TEST(HalfStorageSolver, EvenStepInCellPairsIsTheOneCellUpdate) {
+  lbm::CollisionExtras<float> x;
+  x.tau0 = 1.0f / 1.7f, x.les = 18.0f * 0.17f * 0.17f;
+  x.force[0] = 1e-4f * lbm::half_population_scale, x.force[1] = -5e-5f * lbm::half_population_scale;
+  const float force = 1e-4f;
+  expect_pairs_are_single_cells<lbm::D3Q19>(lbm::Bgk<float>{1.7f}, 0.0f, "D3Q19 BGK");
+  expect_pairs_are_single_cells<lbm::D3Q19>(lbm::Trt<float, true, true>{1.7f, 1.1f, x}, force,
+                                            "D3Q19 TRT LES force");
+  expect_pairs_are_single_cells<lbm::D3Q27>(lbm::Regularized<float, true, false>{1.7f, x}, 0.0f,
+                                            "D3Q27 regularized LES");
+  expect_pairs_are_single_cells<lbm::D2Q9>(lbm::Bgk<float, false, true>{1.7f, x}, force, "D2Q9 BGK force");
 }
 
 // Issue 12: D3Q19 with 16-bit storage holds at most 55 bytes per cell: populations 38, flag 1, plus the
