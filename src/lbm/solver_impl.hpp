@@ -53,9 +53,9 @@ struct CellSet {
   index_t list_size = 0;
   const index_t* special = nullptr;
   index_t special_size = 0;
-  /// 16-bit storage: the even step updates the box's rows two cells at a time (stream_collide_even_pair),
-  /// pairs starting at even global x (the same pairs on every decomposition whose blocks start at an even
-  /// x; elsewhere one cell at a time).
+  /// 16-bit storage: the even step updates the box's rows two cells at a time (stream_collide_even_pair).
+  /// Only where the box starts at an even x both in the block (a pair's slots are then 4-byte words:
+  /// pairs_fit) and globally (the same pairs on every decomposition); elsewhere one cell at a time.
   bool pairs = false;
 };
 
@@ -545,7 +545,7 @@ class SolverImpl final : public Solver {
   /// with its special cells (`flags`: the host copy of the flag field).
   void build_cell_sets(const std::vector<std::uint8_t>& flags) {
     all_.box = field::SubBox::interior(grid_);
-    all_.pairs = (setup_.offset[0] + all_.box.ox) % 2 == 0;
+    all_.pairs = pairs_fit(all_.box);
     overlap_ =
         setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
     const field::SubBox inner = overlap_ ? inner_box() : all_.box;
@@ -568,7 +568,7 @@ class SolverImpl final : public Solver {
     all_.special_size = static_cast<index_t>(specials[0].size());
     if (!overlap_) return;
     inner_.box = inner;
-    inner_.pairs = (setup_.offset[0] + inner.ox) % 2 == 0;
+    inner_.pairs = pairs_fit(inner);
     inner_.special = special_list_.data();
     inner_.special_size = static_cast<index_t>(n_inner);
     shell_list_.from_host(shell);
@@ -577,6 +577,10 @@ class SolverImpl final : public Solver {
     shell_.special = special_list_.data() + n_inner;
     shell_.special_size = static_cast<index_t>(specials[1].size());
   }
+
+  /// Whether the even step can update box b in cell pairs (CellSet::pairs): b's first x even in the block
+  /// (interior x = 0 starts an aligned row) and in the global grid.
+  bool pairs_fit(const field::SubBox& b) const { return b.ox % 2 == 0 && setup_.offset[0] % 2 == 0; }
 
   /// The inner box of the overlapped step: the interior less the one-cell layer at each face whose ghosts
   /// the exchange fills. A face the block wraps, a wall or an open boundary has no such ghosts, and
