@@ -128,55 +128,64 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
   return R(6.0 * L::w(i)) * (R(L::c(i, 0)) * uw[0] + R(L::c(i, 1)) * uw[1] + R(L::c(i, 2)) * uw[2]);
 }
 
-/// Populations f_i(x, t) of padded cell n at the start of a step of kind Odd: the cell's own slots
-/// before an even step; before an odd step, the upstream cells' post-collision values (this is the
-/// streaming), with bounce-back from solid neighbours. Neighbours across the cell's wrapped faces are
-/// the images (Links). `Special` cells (CellFlag::near_solid) read the neighbours' flags, one
-/// byte per link. The bulk (Special = false) streams with unconditional
-/// loads and stores, all in flight at once: fixed offsets, corrected by one period on the faces a
-/// cell has on axes the block wraps (address arithmetic only). Cells near a solid run as a kernel of
-/// their own: with those cases in the same code (a run-time branch per link, or per cell, on the
-/// neighbours' flags) the odd step ran at half the even step's bandwidth on an H200 (loads kept apart,
-/// registers, divergent warps on every row).
+/// Population f_i(x, t) of padded cell n at the start of a step of kind Odd: the cell's own slot i
+/// before an even step; before an odd step, the upstream cell's post-collision value (this is the
+/// streaming), with bounce-back from a solid neighbour. The neighbour across one of the cell's wrapped
+/// faces is the image (Links). `near`: the cell is a special one (CellFlag::near_solid; only read where
+/// `Special`), which reads the neighbour's flag, one byte. The bulk (Special = false) streams with an
+/// unconditional load: a fixed offset, corrected by one period on the faces a cell has on axes the block
+/// wraps (address arithmetic only). Cells near a solid run as a kernel of their own: with those cases in
+/// the same code (a run-time branch per link, or per cell, on the neighbours' flags) the odd step ran at
+/// half the even step's bandwidth on an H200 (loads kept apart, registers, divergent warps on every row).
 /// `Raw`: in the frame of the stored numbers (storage_k.hpp: load_raw; the stream-collide update), else
-/// the populations themselves.
+/// the population itself. One link, so that the 16-bit odd step in cell pairs (stream_collide_odd_pair)
+/// takes the links it does not read as pairs from the same code as the one-cell update.
 template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
-EDDY_HD EDDY_INLINE void load(const Links& l, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
-  [[maybe_unused]] const bool near = Special && (a.flags[l.n] & near_solid);
+EDDY_HD EDDY_INLINE R load_link(int i, const Links& l, const StreamCollideArgs<T, R>& a,
+                                [[maybe_unused]] bool near) {
   const auto get = [](const T& v) { return Raw ? load_raw<R>(v) : load_pop<R>(v); };
-  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
-    if constexpr (!Odd) {
-      f[i] = get(slot(a, i)[l.n]);
-    } else {
-      const std::uint32_t m = l.neighbour<L>(i, -1, a.grid);
-      const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
-      if (fl == fluid)
-        f[i] = get(slot(a, opposite(i))[m]);
-      else
-        f[i] = get(slot(a, i)[l.n]) + wall_term<L>(a, i, fl) * R(Raw ? population_unit<T>() : 1.0f);
-    }
+  if constexpr (!Odd) {
+    return get(slot(a, i)[l.n]);
+  } else {
+    const std::uint32_t m = l.neighbour<L>(i, -1, a.grid);
+    const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+    if (fl == fluid) return get(slot(a, opposite(i))[m]);
+    return get(slot(a, i)[l.n]) + wall_term<L>(a, i, fl) * R(Raw ? population_unit<T>() : 1.0f);
   }
 }
 
-/// Post-collision populations of padded cell n back into the array: its own slots opp(i) after an even
-/// step; after an odd step slot i of the downstream cells, or bounced back into the cell's own slot
-/// opp(i) where the downstream cell is solid (Special, as in load()).
+/// Post-collision population v = f*_i of padded cell n back into the array: its own slot opp(i) after an
+/// even step; after an odd step slot i of the downstream cell, or bounced back into the cell's own slot
+/// opp(i) where the downstream cell is solid (Special, as in load_link()).
+template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
+EDDY_HD EDDY_INLINE void store_link(int i, const Links& l, const StreamCollideArgs<T, R>& a,
+                                    [[maybe_unused]] bool near, R v) {
+  const auto put = [](R x) { return Raw ? store_raw<T>(x) : store_pop<T>(x); };
+  if constexpr (!Odd) {
+    slot(a, opposite(i))[l.n] = put(v);
+  } else {
+    const std::uint32_t m = l.neighbour<L>(i, +1, a.grid);
+    const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+    if (fl == fluid)
+      slot(a, i)[m] = put(v);
+    else
+      slot(a, opposite(i))[l.n] = put(v - wall_term<L>(a, i, fl) * R(Raw ? population_unit<T>() : 1.0f));
+  }
+}
+
+/// Populations f_i(x, t) of padded cell n at the start of a step of kind Odd (load_link, every link, all
+/// loads in flight at once).
+template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
+EDDY_HD EDDY_INLINE void load(const Links& l, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
+  const bool near = Special && (a.flags[l.n] & near_solid);
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = load_link<L, Odd, Special, Raw>(i, l, a, near);
+}
+
+/// Post-collision populations of padded cell n back into the array (store_link, every link).
 template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
 EDDY_HD EDDY_INLINE void store(const Links& l, const StreamCollideArgs<T, R>& a, const R (&f)[L::q]) {
-  [[maybe_unused]] const bool near = Special && (a.flags[l.n] & near_solid);
-  const auto put = [](R v) { return Raw ? store_raw<T>(v) : store_pop<T>(v); };
-  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
-    if constexpr (!Odd) {
-      slot(a, opposite(i))[l.n] = put(f[i]);
-    } else {
-      const std::uint32_t m = l.neighbour<L>(i, +1, a.grid);
-      const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
-      if (fl == fluid)
-        slot(a, i)[m] = put(f[i]);
-      else
-        slot(a, opposite(i))[l.n] = put(f[i] - wall_term<L>(a, i, fl) * R(Raw ? population_unit<T>() : 1.0f));
-    }
-  }
+  const bool near = Special && (a.flags[l.n] & near_solid);
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) store_link<L, Odd, Special, Raw>(i, l, a, near, f[i]);
 }
 
 /// The collision of one cell's populations f (the frame of the stored numbers of T).
@@ -231,6 +240,52 @@ EDDY_HD EDDY_INLINE void stream_collide_even_pair(index_t n, bool both,
           HalfPair{store_raw<backend::Half>(f[i]), store_raw<backend::Half>(g[i])};
     else
       *s = store_raw<backend::Half>(f[i]);
+  }
+}
+
+/// The odd step of the two adjacent cells n, n + 1 of a row (n even) in 16-bit storage, with wrapped faces
+/// `faces0`, `faces1` (wrapped_faces_at; they differ on x alone): per cell the update the bulk makes
+/// (stream_collide<L, true, false> of each fluid cell), with the links that have no x component read and
+/// written as one 4-byte word for both cells. Along such a link the two cells' neighbours are m and m + 1
+/// with m even: the link's offset and the period added across a wrapped y or z face are multiples of the
+/// row stride (a multiple of 32 cells: ghost_layout.hpp, row_align), and both cells lie on the same y and
+/// z faces. That is 9 of 19 links of D3Q19 (9 of 27 in D3Q27, 3 of 9 in D2Q9); the others stay two 2-byte
+/// accesses, each through its own cell's Links (cell x = 0 may wrap on the low x face, cell nx - 1 on
+/// the high one). Where the pair is not two fluid cells (a cell near a solid, which the special kernel
+/// updates, or a solid) or `both` is false (cell n is the last of a row of odd length), each fluid cell
+/// of it takes the one-cell update.
+template <class L, class R, class Collision>
+EDDY_HD EDDY_INLINE void stream_collide_odd_pair(index_t n, bool both, unsigned faces0, unsigned faces1,
+                                                 const StreamCollideArgs<backend::Half, R>& a,
+                                                 const Collision& collide) {
+  using T = backend::Half;
+  if (!(both && a.flags[n] == fluid && a.flags[n + 1] == fluid)) {
+    if (a.flags[n] == fluid) stream_collide<L, true, false>(n, faces0, a, collide);
+    if (both && a.flags[n + 1] == fluid) stream_collide<L, true, false>(n + 1, faces1, a, collide);
+    return;
+  }
+  const Links l0(n, faces0, a.grid), l1(n + 1, faces1, a.grid);
+  R f[L::q], g[L::q];
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    if (L::c(i, 0) == 0) {
+      const HalfPair p =
+          *reinterpret_cast<const HalfPair*>(slot(a, opposite(i)) + l0.neighbour<L>(i, -1, a.grid));
+      f[i] = load_raw<R>(p.first), g[i] = load_raw<R>(p.second);
+    } else {
+      f[i] = load_link<L, true, false, true>(i, l0, a, false);
+      g[i] = load_link<L, true, false, true>(i, l1, a, false);
+    }
+  }
+  collide_cell<L, T>(f, a, collide);
+  collide_cell<L, T>(g, a, collide);
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    if (L::c(i, 0) == 0) {
+      *reinterpret_cast<HalfPair*>(slot(a, i) + l0.neighbour<L>(i, +1, a.grid)) =
+          HalfPair{store_raw<T>(f[i]), store_raw<T>(g[i])};
+    } else {
+      store_link<L, true, false, true>(i, l0, a, false, f[i]);
+      store_link<L, true, false, true>(i, l1, a, false, g[i]);
+    }
   }
 }
 
