@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -53,9 +54,10 @@ struct CellSet {
   index_t list_size = 0;
   const index_t* special = nullptr;
   index_t special_size = 0;
-  /// 16-bit storage: the even step updates the box's rows two cells at a time (stream_collide_even_pair).
-  /// Only where the box starts at an even x both in the block (a pair's slots are then 4-byte words:
-  /// pairs_fit) and globally (the same pairs on every decomposition); elsewhere one cell at a time.
+  /// 16-bit storage: the even step updates the box's rows two cells at a time (stream_collide_even_pair),
+  /// and so may the odd step (stream_collide_odd_pair; for now as odd_launch_experiment says). Only where
+  /// the box starts at an even x both in the block (a pair's slots are then 4-byte words: pairs_fit) and
+  /// globally (the same pairs on every decomposition); elsewhere one cell at a time.
   bool pairs = false;
 };
 
@@ -109,34 +111,44 @@ EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollid
   stream_collide<L, Odd, false>(n, faces, a, collision);
 }
 
+// EXPERIMENT (remove after measuring): how the 16-bit odd step runs where a box's rows can be taken in
+// cell pairs (CellSet::pairs), read once per process from the environment variable EDDY_X_ODD, so that
+// one binary measures every shape on a GPU: "cell" (or unset) one cell per thread as before
+// (launch_box_stream_collide), "pair1" stream_collide_odd_pair one pair per thread, "pair2" / "pair3"
+// the same with registers capped for 2 / 3 blocks of an SM, "pairs" pairs in a grid-stride loop. The
+// CPU backend ignores the shape; every variant is bitwise the one-cell update.
+enum class OddLaunch { cell, pair1, pair2, pair3, pairs };
+inline OddLaunch odd_launch_experiment() {
+  static const OddLaunch how = [] {
+    const char* v = std::getenv("EDDY_X_ODD");
+    const std::string s = v ? v : "cell";
+    if (s == "cell" || s.empty()) return OddLaunch::cell;
+    if (s == "pair1") return OddLaunch::pair1;
+    if (s == "pair2") return OddLaunch::pair2;
+    if (s == "pair3") return OddLaunch::pair3;
+    if (s == "pairs") return OddLaunch::pairs;
+    throw InputError("EDDY_X_ODD=" + s + ": expected cell, pair1, pair2, pair3 or pairs");
+  }();
+  return how;
+}
+
+/// The update of the cells of box `b` (CellSet::box; `pairs`: CellSet::pairs) in the launch shape
+/// measured fastest (backend.hpp: BoxLaunch; H200, 256^3, BGK; cases/benchmarks/results/2026-11-30f-h200).
+/// 32-bit populations: one thread per cell. 16-bit:
+///  - even step in cell pairs: D3Q19 one thread per pair with registers capped for 3 blocks of an SM
+///    (98 -> 80, no spill; 37,233 MLUPS one cell per thread, 38,026 pairs in a grid-stride loop, 39,098
+///    capped), D3Q27 and D2Q9 a grid-stride loop (D3Q27 24,912 -> 26,983, D2Q9 4096^2 70,052 -> 73,736);
+///    one cell per thread as a grid-stride loop where the pairs would not start at even x;
+///  - the 3D odd step one thread per cell with its registers capped for 4 blocks of an SM (D3Q19: 80 ->
+///    64, 8 bytes spilled; 36,145 -> 37,493 MLUPS in one run), 3 for D3Q27, which spills 64 bytes at 4
+///    (22,883 -> 24,912); in cell pairs (stream_collide_odd_pair) by odd_launch_experiment.
 template <class L, bool Odd, class T, class R, class C>
-void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision, const CellSet& cells) {
-  const char* label = Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even";
-  if (cells.list) {
-    const index_t* idx = cells.list;
-    backend::parallel_for(label, cells.list_size, [=] EDDY_DEVICE(index_t t) {
-      const index_t n = idx[t];
-      bulk_cell<L, Odd>(n, Odd ? wrapped_faces(a.grid, a.wrap_axes, n) : 0u, a, collision);
-    });
-  } else {
-    const field::SubBox b = cells.box;
-    const auto f = [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
-      x += b.ox, y += b.oy, z += b.oz;
-      const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
-      bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision);
-    };
-    // The launch shape measured fastest (backend.hpp: BoxLaunch; H200, 256^3, BGK;
-    // cases/benchmarks/results/2026-11-30f-h200). 32-bit populations: one thread per cell. 16-bit:
-    //  - even step in cell pairs: D3Q19 one thread per pair with registers capped for 3 blocks of an SM
-    //    (98 -> 80, no spill; 37,233 MLUPS one cell per thread, 38,026 pairs in a grid-stride loop,
-    //    39,098 capped), D3Q27 and D2Q9 a grid-stride loop (D3Q27 24,912 -> 26,983, D2Q9 4096^2 70,052 ->
-    //    73,736); one cell per thread as a grid-stride loop where the pairs would not start at even x;
-    //  - the 3D odd step one thread per cell with its registers capped for 4 blocks of an SM (D3Q19: 80 ->
-    //    64, 8 bytes spilled; 36,145 -> 37,493 MLUPS in one run), 3 for D3Q27, which spills 64 bytes at 4
-    //    (22,883 -> 24,912).
-    using backend::BoxLaunch;
-    if constexpr (!Odd && std::is_same_v<T, backend::Half>) {
-      if (cells.pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
+void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
+                               const field::SubBox b, bool pairs) {
+  using backend::BoxLaunch;
+  if constexpr (std::is_same_v<T, backend::Half>) {
+    if constexpr (!Odd) {
+      if (pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
         const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
           stream_collide_even_pair<L>(a.grid.at(b.ox + 2 * x2, b.oy + y, b.oz + z), 2 * x2 + 1 < b.nx, a,
                                       collision);
@@ -147,13 +159,53 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
           backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
         return;
       }
+    } else {
+      const OddLaunch how = odd_launch_experiment();
+      if (pairs && how != OddLaunch::cell) {  // two cells per thread, the x-free links as 4-byte words
+        const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
+          const index_t x = b.ox + 2 * x2;
+          y += b.oy, z += b.oz;
+          stream_collide_odd_pair<L>(a.grid.at(x, y, z), 2 * x2 + 1 < b.nx,
+                                     wrapped_faces_at(a.grid, a.wrap_axes, x, y, z),
+                                     wrapped_faces_at(a.grid, a.wrap_axes, x + 1, y, z), a, collision);
+        };
+        const index_t n2 = (b.nx + 1) / 2;
+        if (how == OddLaunch::pair1)
+          backend::parallel_for_box<BoxLaunch::per_cell>(label, n2, b.ny, b.nz, pair);
+        else if (how == OddLaunch::pair2)
+          backend::parallel_for_box<BoxLaunch::per_cell, 2>(label, n2, b.ny, b.nz, pair);
+        else if (how == OddLaunch::pair3)
+          backend::parallel_for_box<BoxLaunch::per_cell, 3>(label, n2, b.ny, b.nz, pair);
+        else
+          backend::parallel_for_box<BoxLaunch::grid_stride>(label, n2, b.ny, b.nz, pair);
+        return;
+      }
     }
-    if constexpr (sizeof(T) >= 4)
-      backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
-    else if constexpr (Odd && L::d == 3)
-      backend::parallel_for_box<BoxLaunch::per_cell, (L::q > 19 ? 3 : 4)>(label, b.nx, b.ny, b.nz, f);
-    else
-      backend::parallel_for_box<BoxLaunch::grid_stride>(label, b.nx, b.ny, b.nz, f);
+  }
+  const auto f = [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
+    x += b.ox, y += b.oy, z += b.oz;
+    const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
+    bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision);
+  };
+  if constexpr (sizeof(T) >= 4)
+    backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
+  else if constexpr (Odd && L::d == 3)
+    backend::parallel_for_box<BoxLaunch::per_cell, (L::q > 19 ? 3 : 4)>(label, b.nx, b.ny, b.nz, f);
+  else
+    backend::parallel_for_box<BoxLaunch::grid_stride>(label, b.nx, b.ny, b.nz, f);
+}
+
+template <class L, bool Odd, class T, class R, class C>
+void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision, const CellSet& cells) {
+  const char* label = Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even";
+  if (cells.list) {
+    const index_t* idx = cells.list;
+    backend::parallel_for(label, cells.list_size, [=] EDDY_DEVICE(index_t t) {
+      const index_t n = idx[t];
+      bulk_cell<L, Odd>(n, Odd ? wrapped_faces(a.grid, a.wrap_axes, n) : 0u, a, collision);
+    });
+  } else {
+    launch_box_stream_collide<L, Odd>(label, a, collision, cells.box, cells.pairs);
   }
   if (Odd && cells.special_size > 0) {
     const index_t* sp = cells.special;
