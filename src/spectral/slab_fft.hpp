@@ -79,10 +79,9 @@ class SlabFft {
 
   /// Whether Modes::kept skips anything on this rank (false: it runs the full transforms).
   bool prunes() const { return prune_a_ || prune_y_ || !moved_b_.empty(); }
-  /// Whether backward(Modes::kept) leaves `spec` as it was, so that the zeros outside the box, once
-  /// written, stay for every later backward transform: one rank, pruned, and the slab ranks with compact
-  /// b buffers (their c2c along a runs out of place, out of spec; the header comment).
-  bool keeps_input() const { return line_.size() > 0 || !compact_a_.empty(); }
+  /// Whether backward(Modes::kept) leaves `spec` as it was (one rank, pruned: the header comment), so
+  /// that the zeros outside the box, once written, stay for every later backward transform.
+  bool keeps_input() const { return line_.size() > 0; }
 
   index_t real_stride() const { return real_stride_; }
   index_t complex_stride() const { return complex_stride_; }

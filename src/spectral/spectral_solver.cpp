@@ -73,8 +73,8 @@ void launch_cross_3d(const Grid& g, T* p, index_t rs) {
 /// stage's backward transforms (2D: u, v, omega_x, omega_y; 3D: u, omega), formed on the shifted grid when
 /// `shifted`, and keeps x in a.x only where something reads it back (`keep_x`: the band-limited force,
 /// RK3's stage 3). The last stage hands it the new state: the inputs of the next step's stage 1. A
-/// truncated mode gets truncated(): where the backward transforms overwrite their inputs (`zeros`:
-/// SlabFft::keeps_input false), the zeros of its inputs, else nothing (they are zero already).
+/// truncated mode gets truncated(): where the backward transforms overwrite their inputs (`zeros`: the
+/// transposes of several ranks), the zeros of its inputs, else nothing (they are zero already).
 template <class T>
 struct NextInputs {
   Complex<T>* out;
@@ -348,11 +348,10 @@ class SolverImpl final : public Solver {
   /// truncation (2/3 rule: (2/3)^3, 0.295 at 512^3; phase shifts: the sphere, 0.44); the others' u, acc
   /// and x are zero and stay so (the nonlinear term is zero there; set_velocity, set_random_spectrum and
   /// load_state leave them zero), so the update reads and writes the state at the kept modes alone and
-  /// only writes the zeros of the inputs elsewhere, where the backward transforms destroy them (pencils,
-  /// and slab ranks without compact buffers; the table's last column). Elsewhere the pruned backward
-  /// transform leaves its input as it was (SlabFft::keeps_input: one rank's c2c runs out of place into a
-  /// buffer of one field, of which it zeroes the third outside the box; the slab ranks', into their
-  /// compact buffers), and the forward one writes the products' transform elsewhere (products()),
+  /// only writes the zeros of the inputs elsewhere, where the backward transforms destroy them (several
+  /// ranks; the table's last column). One rank's pruned backward transform leaves its input as it was
+  /// (SlabFft::keeps_input: its c2c runs out of place into a buffer of one field, of which it zeroes the
+  /// third outside the box), and the forward one writes the products' transform elsewhere (products()),
   /// so the inputs' zeros, written when the inputs are formed whole (inputs()), stay: the update writes
   /// 6f instead of 6 fields of inputs per stage, and each field's backward transform zeroes a third of
   /// a field instead (3D RK4, 2/3 rule: 60 + 45f - 4 (6 - 6f - 2) = 44 + 69f, 73 -> 64):
