@@ -11,8 +11,7 @@
 /// Contracts: real-to-complex (r2c) and complex-to-real (c2r) plans are out of place; c2r overwrites
 /// its input (FFTW and cuFFT both may); complex-to-complex (c2c) plans are in place unless the layout
 /// asks for out of place (FftLayout::out_of_place: then input and output must not overlap, and the
-/// input is left as it was: FFTW's default for out-of-place c2c, and cuFFT's, which documents only its
-/// c2r transforms as overwriting; tests/unit/test_fft.cpp checks it on each backend). Arrays must be
+/// input may be overwritten, as cuFFT allows itself). Arrays must be
 /// 16-byte aligned (DeviceArray memory, offsets that are multiples of 16 elements); the CPU backend
 /// checks this and throws. Plans are created once and reused; creating one may allocate, executing
 /// one does not (cuFFT work memory is the caller's: see work_bytes / set_work_area).
@@ -124,7 +123,7 @@ class FftPlan {
   void execute(Complex<T>* in, T* out) const;
   /// c2c plans: in place.
   void execute(Complex<T>* data) const;
-  /// c2c plans made out of place (FftLayout::out_of_place): `in` (left as it was) -> `out`.
+  /// c2c plans made out of place (FftLayout::out_of_place): `in` (may be overwritten) -> `out`.
   void execute_out_of_place(Complex<T>* in, Complex<T>* out) const;
 
   /// Device work memory the plan needs during execution, bytes (0 on the CPU).

@@ -64,7 +64,7 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
     FftLayout planes;  // the local a-planes: 3D (ny, nx) x na_local, 2D (nx) x na_local
     planes.n.assign(whole.n.begin() + 1, whole.n.end());
     planes.batch = g.na_local;
-    kept_a_ = kept_columns(g.na, g.nb, b_half, b_extent, g.b0, g.nb_local, g.nc, prune_a_, ex_.ranks() == 1);
+    kept_a_ = kept_columns(g.na, g.nb, b_half, b_extent, g.b0, g.nb_local, g.nc, prune_a_);
     if (ex_.ranks() == 1) {
       whole_r2c_.emplace(FftKind::r2c, whole);
       whole_c2r_.emplace(FftKind::c2r, whole);
@@ -72,10 +72,6 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
     if (ex_.ranks() > 1 || prune_a_) {  // one rank: the pruned transform is planes + kept columns along a
       r2c_.emplace(FftKind::r2c, planes);
       c2r_.emplace(FftKind::c2r, planes);
-    }
-    if (ex_.ranks() == 1 && prune_a_) {  // backward out of place, into line_ (keeps_input)
-      zeroed_b_ = complement(kept_rows(g.nb, b_half, b_extent), g.nb);
-      line_.resize(static_cast<std::size_t>(complex_stride_));
     }
     if (ex_.ranks() > 1) {
       FftLayout along_a;  // 1D along a over the local (b, c) columns of [a][b_local][c]
@@ -93,7 +89,12 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
       index_t kept = 0;
       for (const field::RowRange& r : rows) kept += r.count;
       if (worth_pruning(kept, g.nb)) {
-        zeroed_b_ = complement(rows, g.nb);
+        index_t next = 0;
+        for (const field::RowRange& r : rows) {
+          if (r.lo > next) zeroed_b_.push_back({next, r.lo - next});
+          next = r.lo + r.count;
+        }
+        if (next < g.nb) zeroed_b_.push_back({next, g.nb - next});
         moved_b_ = std::move(rows);
         const index_t moved = slab_shape(Modes::kept).moved_count(g.b0, g.nb_local);
         if (moved < g.nb_local) plan_compact(moved);  // else the b-slab layout is the compact one
@@ -128,19 +129,6 @@ std::vector<field::RowRange> SlabFft<T>::kept_rows(index_t axis, bool half_axis,
   return ranges;
 }
 
-// The rows of an axis of `axis` rows outside the ranges `rows` (ascending, disjoint).
-template <class T>
-std::vector<field::RowRange> SlabFft<T>::complement(const std::vector<field::RowRange>& rows, index_t axis) {
-  std::vector<field::RowRange> out;
-  index_t next = 0;
-  for (const field::RowRange& r : rows) {
-    if (r.lo > next) out.push_back({next, r.lo - next});
-    next = r.lo + r.count;
-  }
-  if (next < axis) out.push_back({next, axis - next});
-  return out;
-}
-
 // Pruning pays where it skips enough: on an H200 (cases/benchmarks/results/2026-11-30d-h200) one rank's
 // 512^3 transforms took 0.91x the full 3D plan's time with the 2/3 rule (2/3 of the ky rows kept) and
 // 1.014x with the spherical mask (94 % kept), so ranks keeping more than 80 % of their rows run whole.
@@ -155,8 +143,7 @@ bool SlabFft<T>::worth_pruning(index_t kept, index_t rows) {
 // column transformed to zeros).
 template <class T>
 auto SlabFft<T>::kept_columns(index_t n, index_t axis, bool half_axis, index_t extent, index_t r0,
-                              index_t rows, index_t width, bool& pruned, bool bwd_out_of_place)
-    -> std::vector<Columns> {
+                              index_t rows, index_t width, bool& pruned) -> std::vector<Columns> {
   std::vector<Columns> out;
   index_t kept = 0;
   const index_t align = std::max<index_t>(1, index_t(16 / sizeof(C)));
@@ -171,10 +158,7 @@ auto SlabFft<T>::kept_columns(index_t n, index_t axis, bool half_axis, index_t e
     l.batch = last - first;
     l.stride = rows * width;
     l.in_dist = l.out_dist = 1;
-    FftLayout back = l;
-    back.out_of_place = bwd_out_of_place;
-    out.push_back(
-        Columns{first, FftPlan<T>(FftKind::c2c_forward, l), FftPlan<T>(FftKind::c2c_backward, back)});
+    out.push_back(Columns{first, FftPlan<T>(FftKind::c2c_forward, l), FftPlan<T>(FftKind::c2c_backward, l)});
   }
   pruned = worth_pruning(kept, rows);
   if (!pruned) out.clear();
@@ -274,10 +258,9 @@ field::SlabShape SlabFft<T>::slab_shape(Modes modes) const {
   return s;
 }
 
-// The a-slab buffer [a_local][b][c] (one rank: line_) holds, before a c2r transform, whatever its last
-// use left (the c2r overwrites its input): the rows that the pruned transpose (one rank: the c2c along a)
-// skips are zeroed, one strided block per range (3D, 2/3 rule: ky in (K, ny - K), one block of every
-// local plane; 2D: kx > K).
+// The a-slab buffer [a_local][b][c] holds, before a c2r transform, whatever its last use left (the c2r
+// overwrites its input): the rows that the pruned transpose skips are zeroed, one strided block per range
+// (3D, 2/3 rule: ky in (K, ny - K), one block of every local plane; 2D: kx > K).
 template <class T>
 void SlabFft<T>::zero_skipped_rows(C* a_slab) const {
   const std::size_t e = sizeof(C);
@@ -289,7 +272,7 @@ void SlabFft<T>::zero_skipped_rows(C* a_slab) const {
 
 template <class T>
 void SlabFft<T>::along_a(bool fwd, C* data, Modes modes) {
-  if (modes == Modes::kept && prune_a_) {  // (never the one rank's backward: its plans are out of place)
+  if (modes == Modes::kept && prune_a_) {
     for (const Columns& c : kept_a_) (fwd ? c.fwd : c.bwd).execute(data + c.first);
     return;
   }
@@ -359,13 +342,10 @@ void SlabFft<T>::backward(C* spec, T* phys, int fields, Modes modes) {
     for (int f = 0; f < fields; ++f) whole_c2r_->execute(spec + f * complex_stride_, phys + f * real_stride_);
     return;
   }
-  if (ex_.ranks() == 1) {  // pruned: along a into line_, then the planes from there (keeps_input)
-    C* line = line_.data();
+  if (ex_.ranks() == 1) {
     for (int f = 0; f < fields; ++f) {
-      zero_skipped_rows(line);
-      for (const Columns& c : kept_a_)
-        c.bwd.execute_out_of_place(spec + f * complex_stride_ + c.first, line + c.first);
-      c2r_->execute(line, phys + f * real_stride_);
+      along_a(false, spec + f * complex_stride_, modes);
+      c2r_->execute(spec + f * complex_stride_, phys + f * real_stride_);
     }
     return;
   }

@@ -23,11 +23,7 @@
 ///     where `spec` held finite values: rows the pruned transposes skip keep what it held).
 /// The transforms skip the lines that only carry modes outside the box: one rank, 3D, (y, x)-plane r2c
 /// batched over z and c2c along z over the kept ky rows only (two calls: ky in [0, K_y] and
-/// [ny - K_y, ny)); 2D, x-row r2c and c2c along y over the kept kx columns. There backward runs its
-/// c2c along a out of place, from `spec` into a one-field buffer whose other rows it zeroes (a third of
-/// the field with the 2/3 rule), and the c2r from that buffer: `spec` is left as it was
-/// (keeps_input()), so its zeros outside the box need writing once, not before every transform (the
-/// spectral solver's stages write the kept modes alone); P ranks, the c2c along a over
+/// [ny - K_y, ny)); 2D, x-row r2c and c2c along y over the kept kx columns; P ranks, the c2c along a over
 /// the kept b-rows of the local range (0, 1 or 2 ranges); pencils, also the c2c along y over the kept
 /// local kx columns. A rank that keeps more than 80 % of its rows (the sphere keeps 94 %) runs the full
 /// transforms: skipping so little was slower on an H200 (slab_fft.cpp). Slab, P ranks, where the whole b
@@ -79,16 +75,11 @@ class SlabFft {
 
   /// Whether Modes::kept skips anything on this rank (false: it runs the full transforms).
   bool prunes() const { return prune_a_ || prune_y_ || !moved_b_.empty(); }
-  /// Whether backward(Modes::kept) leaves `spec` as it was (one rank, pruned: the header comment), so
-  /// that the zeros outside the box, once written, stay for every later backward transform.
-  bool keeps_input() const { return line_.size() > 0; }
 
   index_t real_stride() const { return real_stride_; }
   index_t complex_stride() const { return complex_stride_; }
   /// Device memory held (buffers and FFT work areas), bytes.
-  std::size_t bytes() const {
-    return tmp_.bytes() + ytmp_.bytes() + compact_.bytes() + line_.bytes() + work_.bytes();
-  }
+  std::size_t bytes() const { return tmp_.bytes() + ytmp_.bytes() + compact_.bytes() + work_.bytes(); }
   const Grid& grid() const { return g_; }
 
  private:
@@ -108,12 +99,8 @@ class SlabFft {
   /// The plans (n points along the transform) over the kept ones of this rank's rows [r0, r0 + rows) of
   /// an axis of `axis` rows (a full axis of wave numbers, or the half axis kx >= 0), each row `width`
   /// columns; none when every local row is kept (`pruned` false).
-  /// The backward plans out of place where `bwd_out_of_place`.
   static std::vector<Columns> kept_columns(index_t n, index_t axis, bool half_axis, index_t extent,
-                                           index_t r0, index_t rows, index_t width, bool& pruned,
-                                           bool bwd_out_of_place = false);
-  /// The rows of an axis of `axis` rows outside `rows` (ascending, disjoint ranges).
-  static std::vector<field::RowRange> complement(const std::vector<field::RowRange>& rows, index_t axis);
+                                           index_t r0, index_t rows, index_t width, bool& pruned);
   /// The slab transpose's shape: Modes::kept moves the kept b-rows only (moved_b_; none: every row), into
   /// the compact buffer where this rank has one (uses_compact).
   field::SlabShape slab_shape(Modes modes) const;
@@ -125,9 +112,8 @@ class SlabFft {
   C* compact(int f) { return compact_.data() + (f % 2) * compact_stride_ + compact_lead_; }
   /// Forward: the compact buffer -> spec's kept rows; backward the other way.
   void compact_along_a(bool fwd, C* buffer, C* spec);
-  /// Backward, Modes::kept, before a field's c2r: zero the rows of its input that the step before does
-  /// not write (zeroed_b_): slab, P ranks, in the a-slab buffer (tmp_), which the transpose fills; one
-  /// rank, in line_, which the c2c along a fills.
+  /// Slab, backward, Modes::kept: zero the rows of one field's a-slab buffer (tmp_) that the transpose
+  /// does not write (zeroed_b_), before its c2r transform.
   void zero_skipped_rows(C* a_slab) const;
   /// The c2c transforms along a (in place, one field): all columns, or the kept ones.
   void along_a(bool fwd, C* data, Modes modes);
@@ -167,7 +153,6 @@ class SlabFft {
   backend::DeviceArray<C> tmp_;   // a-slab spectral buffer (P ranks only); pencil: x-pencils [z_l][y_l][kx]
   backend::DeviceArray<C> ytmp_;  // pencil: y-pencils [z_l][y][kx_l], planes y_plane_ apart
   index_t ytmp_stride_ = 0, y_plane_ = 0;
-  backend::DeviceArray<C> line_;  // one rank, pruned: one field's output of the c2c along a, backward
   bool pencil_ = false;
   bool overlap_ = true;
   backend::DeviceArray<char> work_;  // shared FFT work area

@@ -72,15 +72,16 @@ void launch_cross_3d(const Grid& g, T* p, index_t rs) {
 /// A stage's sink (stepper_k.hpp) that writes the new stage value x straight into the inputs of the next
 /// stage's backward transforms (2D: u, v, omega_x, omega_y; 3D: u, omega), formed on the shifted grid when
 /// `shifted`, and keeps x in a.x only where something reads it back (`keep_x`: the band-limited force,
-/// RK3's stage 3). The last stage hands it the new state: the inputs of the next step's stage 1. A
-/// truncated mode gets truncated(): where the backward transforms overwrite their inputs (`zeros`: the
-/// transposes of several ranks), the zeros of its inputs, else nothing (they are zero already).
+/// RK3's stage 3). The last stage hands it the new state: the inputs of the next step's stage 1. `out` is
+/// the array the stage's nonlinear term was read from: each mode reads its own entries before it writes
+/// them, so in place is exact. A truncated mode gets truncated(): the zeros of its inputs (the backward
+/// transforms destroy them, and the forward ones leave the products' aliases there), nothing else.
 template <class T>
 struct NextInputs {
   Complex<T>* out;
   index_t cs;
   Grid g;
-  bool shifted, keep_x, zeros;
+  bool shifted, keep_x;
   EDDY_HD EDDY_INLINE bool last() const { return true; }
   template <int D>
   EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const StageArgs<T>& a,
@@ -93,13 +94,11 @@ struct NextInputs {
     else
       velocity_vorticity_3d_of(md, x, phase, out, m, cs);
   }
-  EDDY_HD EDDY_INLINE void truncated(index_t m) const {
-    if (zeros) zero_mode(out, m, cs, g.dims == 2 ? 4 : 6);
-  }
+  EDDY_HD EDDY_INLINE void truncated(index_t m) const { zero_mode(out, m, cs, g.dims == 2 ? 4 : 6); }
 };
 
 /// Stage s of RK3 or RK4 (`stages`) at the kept modes only: elsewhere u, acc, x and the nonlinear term are
-/// zero and stay so (step()), so a truncated mode reads nothing and writes at most its inputs' zeros.
+/// zero and stay so (step()), so a truncated mode reads nothing and writes only its inputs' zeros.
 template <int stages, class T, class R>
 void launch_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
   backend::parallel_for(stages == 3 ? "spectral::rk3_stage" : "spectral::rk4_stage", g.modes(),
@@ -297,9 +296,7 @@ class SolverImpl final : public Solver {
     // The stage value is kept only where something reads it back (step: NextInputs).
     if (s.stepper == "rk3" || s.forcing.kind == Forcing::band_limited) x_.resize(spec(comps_));
     w_.resize(spec(work_fields_));
-    // The physical fields, and above the first half of them the products' transform (products()).
-    p_.resize(
-        static_cast<std::size_t>(std::max(rs_ * work_fields_, rs_ * (work_fields_ / 2) + 2 * cs_ * comps_)));
+    p_.resize(static_cast<std::size_t>(rs_ * work_fields_));
   }
 
   void set_velocity(const std::vector<double>& u) override {
@@ -348,13 +345,7 @@ class SolverImpl final : public Solver {
   /// truncation (2/3 rule: (2/3)^3, 0.295 at 512^3; phase shifts: the sphere, 0.44); the others' u, acc
   /// and x are zero and stay so (the nonlinear term is zero there; set_velocity, set_random_spectrum and
   /// load_state leave them zero), so the update reads and writes the state at the kept modes alone and
-  /// only writes the zeros of the inputs elsewhere, where the backward transforms destroy them (several
-  /// ranks; the table's last column). One rank's pruned backward transform leaves its input as it was
-  /// (SlabFft::keeps_input: its c2c runs out of place into a buffer of one field, of which it zeroes the
-  /// third outside the box), and the forward one writes the products' transform elsewhere (products()),
-  /// so the inputs' zeros, written when the inputs are formed whole (inputs()), stay: the update writes
-  /// 6f instead of 6 fields of inputs per stage, and each field's backward transform zeroes a third of
-  /// a field instead (3D RK4, 2/3 rule: 60 + 45f - 4 (6 - 6f - 2) = 44 + 69f, 73 -> 64):
+  /// only writes the zeros of the inputs elsewhere (the backward transforms destroy them):
   ///            unfused (update + inputs pass)   fused                    fused, kept modes only
   ///   inputs   read 3, write 6 = 9 per stage    0 (9 on the first step   0 (3f + 6)
   ///                                              and after diagnostics)
@@ -522,8 +513,8 @@ class SolverImpl final : public Solver {
   }
 
  private:
-  Rhs2d<T> rhs2d(bool shifted, const C* x) { return {products_out(), scale(), shifted, force(x)}; }
-  Rhs3d<T> rhs3d(bool shifted, const C* x) { return {products_out(), cs_, scale(), shifted, force(x)}; }
+  Rhs2d<T> rhs2d(bool shifted, const C* x) { return {w_.data(), scale(), shifted, force(x)}; }
+  Rhs3d<T> rhs3d(bool shifted, const C* x) { return {w_.data(), cs_, scale(), shifted, force(x)}; }
 
   /// The force on stage value x; band_limited: c = eps / (2 E_b(x)), E_b summed over the ranks.
   ForceTerm<T> force(const C* x) {
@@ -547,7 +538,6 @@ class SolverImpl final : public Solver {
     // Stage 1's inputs are in w_ already when the last step left them there (ready_).
     const bool shifting = setup_.dealiasing == "phase_shift";
     const bool band = setup_.forcing.kind == Forcing::band_limited;
-    const bool zeros = !fft_.keeps_input();  // the sinks write the inputs' zeros (step())
     if (setup_.stepper == "rk3") {
       const bool shifted = shifting && parity == 1;
       if (!ready_) inputs(u_.data(), shifted);
@@ -555,7 +545,7 @@ class SolverImpl final : public Solver {
         const C* x = s == 1 ? u_.data() : x_.data();
         products();
         const bool next_shifted = s < 3 ? shifted : shifting && parity == 0;
-        const NextInputs<T> next{w_.data(), cs_, grid_, next_shifted, (band && s < 3) || s == 2, zeros};
+        const NextInputs<T> next{w_.data(), cs_, grid_, next_shifted, (band && s < 3) || s == 2};
         grid_.dims == 2 ? launch_stage<3>(s, grid_, rhs2d(shifted, x), a, next)
                         : launch_stage<3>(s, grid_, rhs3d(shifted, x), a, next);
       }
@@ -565,8 +555,7 @@ class SolverImpl final : public Solver {
         const bool shifted = shifting && s % 2 == 0;
         const C* x = s == 1 ? u_.data() : x_.data();
         products();
-        const NextInputs<T> next{w_.data(),     cs_,  grid_, shifting && s % 2 == 1 && s < 4,
-                                 band && s < 4, zeros};
+        const NextInputs<T> next{w_.data(), cs_, grid_, shifting && s % 2 == 1 && s < 4, band && s < 4};
         grid_.dims == 2 ? launch_stage<4>(s, grid_, rhs2d(shifted, x), a, next)
                         : launch_stage<4>(s, grid_, rhs3d(shifted, x), a, next);
       }
@@ -582,26 +571,20 @@ class SolverImpl final : public Solver {
       launch_velocity_vorticity_3d(grid_, s, shifted, w_.data(), cs_);
   }
 
-  /// The transform of the nonlinear products of the inputs in w_, into products_out() (unnormalised; the
-  /// Rhs functors finish it). Pruned (slab_fft.hpp): the inputs are zero outside the mask (inputs() writes
-  /// every mode; NextInputs the kept ones, and the zeros where the backward transforms destroy them), and
-  /// the stage kernels read the products at the kept modes only.
+  /// The transform of the nonlinear products of the inputs in w_, into w_ (unnormalised; the Rhs functors
+  /// finish it). Pruned (slab_fft.hpp): every writer of the inputs (inputs(), NextInputs) writes every
+  /// mode, zeros outside the mask, and the stage kernels read the products at the kept modes only.
   void products() {
     if (grid_.dims == 2) {
       fft_.backward(w_.data(), p_.data(), 4, Modes::kept);
       launch_advection_2d(grid_, p_.data(), rs_);
-      fft_.forward(p_.data(), products_out(), 1, Modes::kept);
+      fft_.forward(p_.data(), w_.data(), 1, Modes::kept);
     } else {
       fft_.backward(w_.data(), p_.data(), 6, Modes::kept);
       launch_cross_3d(grid_, p_.data(), rs_);
-      fft_.forward(p_.data(), products_out(), 3, Modes::kept);
+      fft_.forward(p_.data(), w_.data(), 3, Modes::kept);
     }
   }
-
-  /// Where products() puts the products' transform: above the first half of the physical fields in p_
-  /// (the products, which the forward transform reads), over the inputs the product pass has consumed.
-  /// So w_ keeps the inputs' zeros, at no memory cost (p_ is allocated to hold it).
-  C* products_out() { return reinterpret_cast<C*>(p_.data() + rs_ * (work_fields_ / 2)); }
 
   /// The state from the physical velocity in p_ (dims fields, destroyed by the forward transform):
   /// projected (3D) or curled (2D), 2/3-truncated. Resets the step count.
