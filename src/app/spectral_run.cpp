@@ -29,7 +29,7 @@ using log::cat;
 
 namespace {
 
-/// Seconds per pass of the transforms of one products() of the 3D step (6 backward, 3 forward, as the
+/// Seconds per pass of the transforms of one products() of the 3D step (3 backward, 6 forward, as the
 /// solver runs them: pruned, field by field overlapped as parallel.overlap says) on the process grid of
 /// `c`, through a fresh exchange of parallel.comm: the median of 3 passes after 3 warm-up passes (which
 /// also let parallel.comm: auto settle on its transport), fenced, the slowest rank's. Collective.
@@ -43,8 +43,8 @@ double time_transforms(const config::RunSpec& spec, const SpectralCase& c, const
   backend::DeviceArray<T> phys(static_cast<std::size_t>(6 * fft.real_stride()));
   backend::DeviceArray<backend::Complex<T>> modes(static_cast<std::size_t>(6 * fft.complex_stride()));
   const auto pass = [&] {  // zeros in, zeros out: the timing does not depend on the values
-    fft.backward(modes.data(), phys.data(), 6, spectral::Modes::kept);
-    fft.forward(phys.data(), modes.data(), 3, spectral::Modes::kept);
+    fft.backward(modes.data(), phys.data(), 3, spectral::Modes::kept);
+    fft.forward(phys.data(), modes.data(), 6, spectral::Modes::kept);
   };
   std::vector<double> t;
   for (int k = 0; k < 6; ++k) {
@@ -83,7 +83,7 @@ std::vector<long> tune_process_grid(const config::RunSpec& spec, const parallel:
     report += cat(report.empty() ? "" : ", ", "[1, ", p1, ", ", P / p1, "] ", sec * 1e3, " ms");
     if (best.empty() || sec < best_s) best = candidate.parallel.ranks, best_s = sec;
   }
-  log::info(cat("parallel.autotune: the transforms of one nonlinear term (6 backward, 3 forward) on ", report,
+  log::info(cat("parallel.autotune: the transforms of one nonlinear term (3 backward, 6 forward) on ", report,
                 "; keeping [1, ", best[1], ", ", best[2], "]"));
   return best;
 }

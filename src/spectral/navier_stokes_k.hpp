@@ -6,7 +6,7 @@
 /// several fields are `cs` (spectral) or `rs` (physical) elements apart.
 ///
 /// 2D, vorticity form:  d omega/dt = -u.grad omega - L omega,     lap psi = -omega, u = (psi_y, -psi_x)
-/// 3D, rotational form: d u/dt     = P(k) FFT(u x omega) - L u,  omega = curl u, P = I - k k / k^2
+/// 3D, divergence form: d u/dt     = -P(k) i k.FFT(u u) - L u,   P = I - k k / k^2 (below: why not u x omega)
 /// with the linear operator L(k) = nu k^2 + nu_h k^(2p) + mu (viscosity, hyperviscosity, linear drag),
 /// which the time steppers integrate exactly (integrating factor, spectral/stepper_k.hpp).
 /// Products are formed in physical space and the 2/3 rule (Orszag 1971) removes their aliases; or, with
@@ -85,11 +85,29 @@ EDDY_HD EDDY_INLINE Complex<T> vorticity_2d(const Mode<T>& md, Complex<T> u, Com
 
 // ------------------------------------------------------------------------------------------- 3D
 
-/// The six spectral fields the 3D nonlinear term needs: u and omega = i k x u (u given by value).
+// The 3D nonlinear term is taken in divergence form, -P[div(u u)]: three backward transforms (u), the
+// six products u_i u_j, six forward transforms. The rotational form P[u x omega] needs six backward (u,
+// omega) and three forward: as many transforms and as many fields through the product pass, but every
+// stage must write the inputs of the backward transforms at every mode, zeros outside the mask included
+// (they destroy their input), and reads the forward ones at the kept modes only (2/3 rule: 0.30 of
+// them), so three inputs and six products move 1.1 fewer fields per stage than six and three
+// (spectral_solver.cpp: step()). With the 2/3 rule both are exact, to round-off: the truncated product
+// of two band-limited fields is alias-free, and the two forms differ by grad |u|^2 / 2, which P removes.
+// With phase shifts they differ in their residual aliasing errors, of the same order.
+
+/// The three spectral fields the 3D nonlinear term needs: u, times `phase` (u given by value).
 template <class T>
-EDDY_HD EDDY_INLINE void velocity_vorticity_3d_of(const Mode<T>& md, const Complex<T> (&u)[3],
-                                                  Complex<T> phase, Complex<T>* out, index_t m, index_t cs) {
-  const Complex<T> ux = u[0] * phase, uy = u[1] * phase, uz = u[2] * phase;
+EDDY_HD EDDY_INLINE void velocity_3d_of(const Complex<T> (&u)[3], Complex<T> phase, Complex<T>* out,
+                                        index_t m, index_t cs) {
+  for (int d = 0; d < 3; ++d) out[m + d * cs] = u[d] * phase;
+}
+
+/// u and omega = i k x u (six fields) from the three component arrays of u (cs apart): the vorticity
+/// output.
+template <class T>
+EDDY_HD EDDY_INLINE void velocity_vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T>* out,
+                                               index_t m, index_t cs) {
+  const Complex<T> ux = u[m], uy = u[m + cs], uz = u[m + 2 * cs];
   out[m] = ux;
   out[m + cs] = uy;
   out[m + 2 * cs] = uz;
@@ -98,22 +116,17 @@ EDDY_HD EDDY_INLINE void velocity_vorticity_3d_of(const Mode<T>& md, const Compl
   out[m + 5 * cs] = times_i(md.k[0] * uy - md.k[1] * ux);
 }
 
-/// The same from the three component arrays of u (cs apart).
+/// The products u_i u_j at physical point i, from u (fields 0..2), written over fields 0..5 in the order
+/// xx, yy, zz, xy, yz, zx.
 template <class T>
-EDDY_HD EDDY_INLINE void velocity_vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T> phase,
-                                               Complex<T>* out, index_t m, index_t cs) {
-  const Complex<T> v[3] = {u[m], u[m + cs], u[m + 2 * cs]};
-  velocity_vorticity_3d_of(md, v, phase, out, m, cs);
-}
-
-/// u x omega at physical point i, from (u, omega); written over u.
-template <class T>
-EDDY_HD EDDY_INLINE void cross_3d(index_t i, T* p, index_t rs) {
+EDDY_HD EDDY_INLINE void products_3d(index_t i, T* p, index_t rs) {
   const T ux = p[i], uy = p[i + rs], uz = p[i + 2 * rs];
-  const T wx = p[i + 3 * rs], wy = p[i + 4 * rs], wz = p[i + 5 * rs];
-  p[i] = uy * wz - uz * wy;
-  p[i + rs] = uz * wx - ux * wz;
-  p[i + 2 * rs] = ux * wy - uy * wx;
+  p[i] = ux * ux;
+  p[i + rs] = uy * uy;
+  p[i + 2 * rs] = uz * uz;
+  p[i + 3 * rs] = ux * uy;
+  p[i + 4 * rs] = uy * uz;
+  p[i + 5 * rs] = uz * ux;
 }
 
 /// Projection onto divergence-free fields, times s, inside the 2/3 mask: s (f - k (k.f) / k^2).
@@ -130,8 +143,9 @@ EDDY_HD EDDY_INLINE void project_3d(const Mode<T>& md, const Complex<T>* f, T s,
   for (int d = 0; d < 3; ++d) out[d] = s * (f[d] - md.k[d] * kf);
 }
 
-/// The nonlinear term of the 3D velocity equation from raw = FFT(u x omega) (unnormalised, 3 fields).
-/// Momentum is conserved exactly: the mean stays as it is. The force (divergence-free) is added after.
+/// The nonlinear term of the 3D velocity equation, -P[i k_j (u_i u_j)^] / N, from raw = the transforms of
+/// the products (unnormalised; products_3d's order). Momentum is conserved exactly: the mean stays as it
+/// is. The force (divergence-free) is added after.
 template <class T>
 struct Rhs3d {
   static constexpr int comps = 3;
@@ -141,10 +155,18 @@ struct Rhs3d {
   bool shifted;  ///< products formed on the shifted grid
   ForceTerm<T> force;
   EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
-    Complex<T> f[3] = {raw[m], raw[m + cs], raw[m + 2 * cs]};
+    Complex<T> t[6];
+    for (int j = 0; j < 6; ++j) t[j] = raw[m + j * cs];
     if (shifted && md.kept) {
       const Complex<T> back = md.shift(g, -1);
-      for (Complex<T>& c : f) c = c * back;
+      for (Complex<T>& c : t) c = c * back;
+    }
+    // row d of the symmetric tensor: (xx, xy, zx), (xy, yy, yz), (zx, yz, zz)
+    constexpr int row[3][3] = {{0, 3, 5}, {3, 1, 4}, {5, 4, 2}};
+    Complex<T> f[3];
+    for (int d = 0; d < 3; ++d) {
+      const Complex<T> kt = md.k[0] * t[row[d][0]] + md.k[1] * t[row[d][1]] + md.k[2] * t[row[d][2]];
+      f[d] = times_i(T(-1) * kt);
     }
     project_3d(md, f, scale, false, n);
     force.template add<3>(m, md, g, n);

@@ -53,24 +53,34 @@ void launch_advection_2d(const Grid& g, T* p, index_t rs) {
 }
 
 template <class T>
-void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, bool shifted, Complex<T>* out,
-                                  index_t cs) {
-  backend::parallel_for("spectral::velocity_vorticity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
+void launch_velocity_3d(const Grid& g, const Complex<T>* u, bool shifted, Complex<T>* out, index_t cs) {
+  backend::parallel_for("spectral::velocity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
     const Mode<T> md = Mode<T>::at(g, m);
-    if (md.kept)
-      velocity_vorticity_3d(md, u, shift_phase(md, g, shifted), out, m, cs);
-    else
-      zero_mode(out, m, cs, 6);
+    if (md.kept) {
+      const Complex<T> v[3] = {u[m], u[m + cs], u[m + 2 * cs]};
+      velocity_3d_of(v, shift_phase(md, g, shifted), out, m, cs);
+    } else {
+      zero_mode(out, m, cs, 3);
+    }
+  });
+}
+
+/// u and omega (six fields, zero outside the mask, where u is).
+template <class T>
+void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, Complex<T>* out, index_t cs) {
+  backend::parallel_for("spectral::velocity_vorticity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    velocity_vorticity_3d(Mode<T>::at(g, m), u, out, m, cs);
   });
 }
 
 template <class T>
-void launch_cross_3d(const Grid& g, T* p, index_t rs) {
-  backend::parallel_for("spectral::cross_3d", g.points(), [=] EDDY_DEVICE(index_t i) { cross_3d(i, p, rs); });
+void launch_products_3d(const Grid& g, T* p, index_t rs) {
+  backend::parallel_for("spectral::products_3d", g.points(),
+                        [=] EDDY_DEVICE(index_t i) { products_3d(i, p, rs); });
 }
 
 /// A stage's sink (stepper_k.hpp) that writes the new stage value x straight into the inputs of the next
-/// stage's backward transforms (2D: u, v, omega_x, omega_y; 3D: u, omega), formed on the shifted grid when
+/// stage's backward transforms (2D: u, v, omega_x, omega_y; 3D: u), formed on the shifted grid when
 /// `shifted`, and keeps x in a.x only where something reads it back (`keep_x`: the band-limited force,
 /// RK3's stage 3). The last stage hands it the new state: the inputs of the next step's stage 1. `out` is
 /// the array the stage's nonlinear term was read from: each mode reads its own entries before it writes
@@ -92,9 +102,9 @@ struct NextInputs {
     if constexpr (D == 1)
       advection_inputs_2d(md, x[0], phase, out, m, cs);
     else
-      velocity_vorticity_3d_of(md, x, phase, out, m, cs);
+      velocity_3d_of(x, phase, out, m, cs);
   }
-  EDDY_HD EDDY_INLINE void truncated(index_t m) const { zero_mode(out, m, cs, g.dims == 2 ? 4 : 6); }
+  EDDY_HD EDDY_INLINE void truncated(index_t m) const { zero_mode(out, m, cs, g.dims == 2 ? 4 : 3); }
 };
 
 /// Stage s of RK3 or RK4 (`stages`) at the kept modes only: elsewhere u, acc, x and the nonlinear term are
@@ -283,7 +293,9 @@ class SolverImpl final : public Solver {
         grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == "phase_shift")),
         fft_(grid_, ex, s.overlap),
         comps_(s.dims == 2 ? 1 : 3),
-        work_fields_(s.dims == 2 ? 4 : 6) {
+        inputs_(s.dims == 2 ? 4 : 3),
+        products_(s.dims == 2 ? 1 : 6),
+        work_fields_(std::max(inputs_, products_)) {
     lin_.nu = T(s.nu);
     lin_.nu_h = T(s.hyperviscosity);
     lin_.p = s.hyperviscosity_order;
@@ -338,34 +350,36 @@ class SolverImpl final : public Solver {
   }
 
   /// One step, and what it moves through memory (in whole fields of N numbers read or written, 3D RK4;
-  /// the transforms excluded: they are the floor). Per stage s, transform inputs of x_s -> 6 backward
-  /// transforms -> u x omega (read 6, write 3) -> 3 forward transforms -> stage update, which writes the
-  /// next stage's 6 transform inputs itself instead of storing x_{s+1} for a separate pass to read; the
-  /// last stage writes those of the next step's stage 1. Only a fraction f of the modes is kept by the
-  /// truncation (2/3 rule: (2/3)^3, 0.295 at 512^3; phase shifts: the sphere, 0.44); the others' u, acc
-  /// and x are zero and stay so (the nonlinear term is zero there; set_velocity, set_random_spectrum and
-  /// load_state leave them zero), so the update reads and writes the state at the kept modes alone and
-  /// only writes the zeros of the inputs elsewhere (the backward transforms destroy them):
-  ///            unfused (update + inputs pass)   fused                    fused, kept modes only
-  ///   inputs   read 3, write 6 = 9 per stage    0 (9 on the first step   0 (3f + 6)
-  ///                                              and after diagnostics)
-  ///   update   s1: raw 3, u 3 -> acc 3, x 3     s1: raw 3, u 3 -> acc 3,  s1: 9f + 6
-  ///                = 12                             inputs 6 = 15
-  ///            s2,3: raw 3, u 3, acc 3 ->       s2,3: 18                  s2,3: 12f + 6
-  ///                acc 3, x 3 = 15
-  ///            s4: raw 3, u 3, acc 3 -> u 3     s4: 18                    s4: 12f + 6
-  ///                = 12
-  ///   products 4 x 9 = 36                       36                        36
-  ///   step     126                              105                       60 + 45f: 73 (2/3 rule, -30%),
-  ///                                                                       80 (phase shifts)
+  /// the transforms excluded: they are the floor). Per stage s, transform inputs of x_s -> 3 backward
+  /// transforms (u) -> the products u_i u_j (read 3, write 6) -> 6 forward transforms -> stage update
+  /// (the divergence form: navier_stokes_k.hpp), which writes the next stage's transform inputs itself
+  /// instead of storing x_{s+1} for a separate pass to read; the last stage writes those of the next
+  /// step's stage 1. Only a fraction f of the modes is kept by the truncation (2/3 rule: (2/3)^3, 0.295 at
+  /// 512^3; phase shifts: the sphere, 0.44); the others' u, acc and x are zero and stay so (the nonlinear
+  /// term is zero there; set_velocity, set_random_spectrum and load_state leave them zero), so the update
+  /// reads and writes the state at the kept modes alone and only writes the zeros of the inputs elsewhere
+  /// (the backward transforms destroy them). The rotational form (6 backward: u, omega; u x omega, read 6
+  /// write 3; 3 forward) moves more, as its inputs are written at every mode and its products read at the
+  /// kept ones:
+  ///            unfused, rotational          fused, rotational     fused, kept modes only
+  ///                                                               rotational   divergence form
+  ///   inputs   read 3, write 6 = 9/stage    0 (9 on the first     0 (3f + 6)   0 (3f + 3)
+  ///                                          step, after output)
+  ///   update   s1: raw 3, u 3 -> acc 3,     s1: 15 (x 3 ->        9f + 6       12f + 3
+  ///                x 3 = 12                  inputs 6)
+  ///            s2,3: + acc 3 = 15           s2,3: 18              12f + 6      15f + 3
+  ///            s4: raw, u, acc -> u = 12    s4: 18                12f + 6      15f + 3
+  ///   products 4 x 9 = 36                   36                    36           36
+  ///   step     126                          105                   60 + 45f     48 + 57f: 65 (2/3 rule),
+  ///                                                               = 73         73 (phase shifts; 80)
   /// 2D RK4 (omega; inputs u, v, omega_x, omega_y; product read 4, write 1): 58 unfused, 51 fused, now
   /// 36 + 15f with f = 4/9 (2/3 rule): 43 (-16%); phase shifts (the disc, f = 0.70): 46. The 1/N scale,
   /// the mask and the phase shifts are folded into the update (the Rhs functors) and the inputs. RK4
   /// without the band-limited force keeps no x_ (3 fields less memory). What remains is structural: the
-  /// product pass must read 6 (4) fields and write 3 (1) at every point, and each stage write the 6 (4)
+  /// product pass must read 3 (4) fields and write 6 (1) at every point, and each stage write the 3 (4)
   /// inputs the backward transforms destroy; going below needs the pointwise work inside the transforms
-  /// (cuFFT callbacks). The transforms themselves skip the lines outside the mask's box (products():
-  /// Modes::kept, slab_fft.hpp).
+  /// (cuFFT callbacks: slower on an H200, scripts/experiments/cufft_masked_load). The transforms
+  /// themselves skip the lines outside the mask's box (products(): Modes::kept, slab_fft.hpp).
   void step(double dt) override {
     // The step's device work as a graph (backend/graph.hpp): recorded once per slot and replayed while
     // dt stays the same. What the launches take by value besides dt: phase shifts (the parity of the
@@ -404,7 +418,7 @@ class SolverImpl final : public Solver {
       fft_.backward(w_.data(), p_.data(), 1, Modes::kept);  // the state is zero outside the mask
       join(1, p_.data(), w);
     } else {
-      launch_velocity_vorticity_3d(grid_, u_.data(), false, w_.data(), cs_);
+      launch_velocity_vorticity_3d(grid_, u_.data(), w_.data(), cs_);
       fft_.backward(w_.data() + 3 * cs_, p_.data(), 3, Modes::kept);
       join(3, p_.data(), w);
     }
@@ -474,13 +488,13 @@ class SolverImpl final : public Solver {
     const int stages = setup_.stepper == "rk3" ? 3 : 4;
     const Modes modes = pruned ? Modes::kept : Modes::all;  // zeros in, zeros out: the contract holds
     for (int s = 0; s < stages; ++s) {
-      fft_.backward(w_.data(), p_.data(), work_fields_, modes);
-      fft_.forward(p_.data(), w_.data(), comps_ == 1 ? 1 : 3, modes);
+      fft_.backward(w_.data(), p_.data(), inputs_, modes);
+      fft_.forward(p_.data(), w_.data(), products_, modes);
     }
   }
 
   int transforms_per_step() const override {
-    return (setup_.stepper == "rk3" ? 3 : 4) * (work_fields_ + (comps_ == 1 ? 1 : 3));
+    return (setup_.stepper == "rk3" ? 3 : 4) * (inputs_ + products_);
   }
 
   std::vector<unsigned char> save_state() override {
@@ -568,21 +582,22 @@ class SolverImpl final : public Solver {
     if (grid_.dims == 2)
       launch_advection_inputs_2d(grid_, s, shifted, w_.data(), cs_);
     else
-      launch_velocity_vorticity_3d(grid_, s, shifted, w_.data(), cs_);
+      launch_velocity_3d(grid_, s, shifted, w_.data(), cs_);
   }
 
-  /// The transform of the nonlinear products of the inputs in w_, into w_ (unnormalised; the Rhs functors
-  /// finish it). Pruned (slab_fft.hpp): every writer of the inputs (inputs(), NextInputs) writes every
-  /// mode, zeros outside the mask, and the stage kernels read the products at the kept modes only.
+  /// The transform of the nonlinear products of the inputs in w_ (2D u, v, omega_x, omega_y -> u.grad
+  /// omega; 3D u -> u_i u_j), into w_ (unnormalised; the Rhs functors finish it). Pruned (slab_fft.hpp):
+  /// every writer of the inputs (inputs(), NextInputs) writes every mode, zeros outside the mask, and the
+  /// stage kernels read the products at the kept modes only.
   void products() {
     if (grid_.dims == 2) {
       fft_.backward(w_.data(), p_.data(), 4, Modes::kept);
       launch_advection_2d(grid_, p_.data(), rs_);
       fft_.forward(p_.data(), w_.data(), 1, Modes::kept);
     } else {
-      fft_.backward(w_.data(), p_.data(), 6, Modes::kept);
-      launch_cross_3d(grid_, p_.data(), rs_);
-      fft_.forward(p_.data(), w_.data(), 3, Modes::kept);
+      fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
+      launch_products_3d(grid_, p_.data(), rs_);
+      fft_.forward(p_.data(), w_.data(), 6, Modes::kept);
     }
   }
 
@@ -617,7 +632,9 @@ class SolverImpl final : public Solver {
   field::SlabExchange& ex_;
   Grid grid_;
   SlabFft<T> fft_;
-  int comps_, work_fields_;
+  int comps_;
+  int inputs_, products_;  // fields the backward (forward) transforms of a stage take: 2D 4 (1), 3D 3 (6)
+  int work_fields_;        // the larger: fields of w_ and p_
   index_t cs_ = 0, rs_ = 0;
   Linear<T> lin_;
   DeviceArray<C> u_, acc_, x_, w_;  // state, accumulator, stage value, transform work (spectral)

@@ -1,6 +1,6 @@
 #pragma once
 /// The pseudo-spectral Navier-Stokes solver on a periodic box: 2D vorticity-streamfunction and 3D
-/// velocity (rotational form + projection), 2/3-rule dealiasing, integrating-factor RK3 (SSP) or RK4,
+/// velocity (divergence form + projection), 2/3-rule dealiasing, integrating-factor RK3 (SSP) or RK4,
 /// optional hyperviscosity and linear drag, FP64 or FP32 (spectral/navier_stokes_k.hpp has the equations).
 ///
 /// The solver knows nothing of files, MPI or configs: the app gives it a Setup in physical units and a
