@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -55,7 +54,7 @@ struct CellSet {
   const index_t* special = nullptr;
   index_t special_size = 0;
   /// 16-bit storage: the even step updates the box's rows two cells at a time (stream_collide_even_pair),
-  /// and so may the odd step (stream_collide_odd_pair; for now as odd_launch_experiment says). Only where
+  /// and in 2D so does the odd step (stream_collide_odd_pair: launch_box_stream_collide). Only where
   /// the box starts at an even x both in the block (a pair's slots are then 4-byte words: pairs_fit) and
   /// globally (the same pairs on every decomposition); elsewhere one cell at a time.
   bool pairs = false;
@@ -111,27 +110,6 @@ EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollid
   stream_collide<L, Odd, false>(n, faces, a, collision);
 }
 
-// EXPERIMENT (remove after measuring): how the 16-bit odd step runs where a box's rows can be taken in
-// cell pairs (CellSet::pairs), read once per process from the environment variable EDDY_X_ODD, so that
-// one binary measures every shape on a GPU: "cell" (or unset) one cell per thread as before
-// (launch_box_stream_collide), "pair1" stream_collide_odd_pair one pair per thread, "pair2" / "pair3"
-// the same with registers capped for 2 / 3 blocks of an SM, "pairs" pairs in a grid-stride loop. The
-// CPU backend ignores the shape; every variant is bitwise the one-cell update.
-enum class OddLaunch { cell, pair1, pair2, pair3, pairs };
-inline OddLaunch odd_launch_experiment() {
-  static const OddLaunch how = [] {
-    const char* v = std::getenv("EDDY_X_ODD");
-    const std::string s = v ? v : "cell";
-    if (s == "cell" || s.empty()) return OddLaunch::cell;
-    if (s == "pair1") return OddLaunch::pair1;
-    if (s == "pair2") return OddLaunch::pair2;
-    if (s == "pair3") return OddLaunch::pair3;
-    if (s == "pairs") return OddLaunch::pairs;
-    throw InputError("EDDY_X_ODD=" + s + ": expected cell, pair1, pair2, pair3 or pairs");
-  }();
-  return how;
-}
-
 /// The update of the cells of box `b` (CellSet::box; `pairs`: CellSet::pairs) in the launch shape
 /// measured fastest (backend.hpp: BoxLaunch; H200, 256^3, BGK; cases/benchmarks/results/2026-11-30f-h200).
 /// 32-bit populations: one thread per cell. 16-bit:
@@ -141,7 +119,12 @@ inline OddLaunch odd_launch_experiment() {
 ///    one cell per thread as a grid-stride loop where the pairs would not start at even x;
 ///  - the 3D odd step one thread per cell with its registers capped for 4 blocks of an SM (D3Q19: 80 ->
 ///    64, 8 bytes spilled; 36,145 -> 37,493 MLUPS in one run), 3 for D3Q27, which spills 64 bytes at 4
-///    (22,883 -> 24,912); in cell pairs (stream_collide_odd_pair) by odd_launch_experiment.
+///    (22,883 -> 24,912);
+///  - the 2D odd step in cell pairs (stream_collide_odd_pair), a grid-stride loop: D2Q9 4096^2 74,425 ->
+///    77,089 MLUPS. In 3D the pairs lose (cases/benchmarks/results/2026-11-30g-h200; D3Q19 39,321 one cell
+///    per thread, 39,204 pairs grid-stride, 38,021 one pair per thread at 128 registers, 34,250 capped for
+///    3 blocks, which spills; D3Q27 27,218 against 25,688 at best): two cells' populations take twice the
+///    registers, and only 9 of 19 (27) links pair up.
 template <class L, bool Odd, class T, class R, class C>
 void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
                                const field::SubBox b, bool pairs) {
@@ -159,9 +142,8 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
           backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
         return;
       }
-    } else {
-      const OddLaunch how = odd_launch_experiment();
-      if (pairs && how != OddLaunch::cell) {  // two cells per thread, the x-free links as 4-byte words
+    } else if constexpr (L::d == 2) {
+      if (pairs) {  // two cells per thread, the x-free links as 4-byte words (stream_collide_odd_pair)
         const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
           const index_t x = b.ox + 2 * x2;
           y += b.oy, z += b.oz;
@@ -169,15 +151,7 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
                                      wrapped_faces_at(a.grid, a.wrap_axes, x, y, z),
                                      wrapped_faces_at(a.grid, a.wrap_axes, x + 1, y, z), a, collision);
         };
-        const index_t n2 = (b.nx + 1) / 2;
-        if (how == OddLaunch::pair1)
-          backend::parallel_for_box<BoxLaunch::per_cell>(label, n2, b.ny, b.nz, pair);
-        else if (how == OddLaunch::pair2)
-          backend::parallel_for_box<BoxLaunch::per_cell, 2>(label, n2, b.ny, b.nz, pair);
-        else if (how == OddLaunch::pair3)
-          backend::parallel_for_box<BoxLaunch::per_cell, 3>(label, n2, b.ny, b.nz, pair);
-        else
-          backend::parallel_for_box<BoxLaunch::grid_stride>(label, n2, b.ny, b.nz, pair);
+        backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
         return;
       }
     }
