@@ -6,7 +6,7 @@
 /// several fields are `cs` (spectral) or `rs` (physical) elements apart.
 ///
 /// 2D, vorticity form:  d omega/dt = -u.grad omega - L omega,     lap psi = -omega, u = (psi_y, -psi_x)
-/// 3D, divergence form: d u/dt     = -P(k) i k.FFT(u u) - L u,   P = I - k k / k^2 (below: why not u x omega)
+/// 3D, divergence form: d u/dt     = -P(k) i k.FFT(u u - u_z^2 I) - L u,  P = I - k k / k^2 (below: why)
 /// with the linear operator L(k) = nu k^2 + nu_h k^(2p) + mu (viscosity, hyperviscosity, linear drag),
 /// which the time steppers integrate exactly (integrating factor, spectral/stepper_k.hpp).
 /// Products are formed in physical space and the 2/3 rule (Orszag 1971) removes their aliases; or, with
@@ -85,15 +85,16 @@ EDDY_HD EDDY_INLINE Complex<T> vorticity_2d(const Mode<T>& md, Complex<T> u, Com
 
 // ------------------------------------------------------------------------------------------- 3D
 
-// The 3D nonlinear term is taken in divergence form, -P[div(u u)]: three backward transforms (u), the
-// six products u_i u_j, six forward transforms. The rotational form P[u x omega] needs six backward (u,
-// omega) and three forward: as many transforms and as many fields through the product pass, but every
-// stage must write the inputs of the backward transforms at every mode, zeros outside the mask included
-// (they destroy their input), and reads the forward ones at the kept modes only (2/3 rule: 0.30 of
-// them), so three inputs and six products move 1.1 fewer fields per stage than six and three
-// (spectral_solver.cpp: step()). With the 2/3 rule both are exact, to round-off: the truncated product
-// of two band-limited fields is alias-free, and the two forms differ by grad |u|^2 / 2, which P removes.
-// With phase shifts they differ in their residual aliasing errors, of the same order.
+// The 3D nonlinear term is taken in divergence form, -P[div(u u)], with the trace of u u taken out: three
+// backward transforms (u), five products (the traceless tensor u_i u_j - delta_ij u_z u_z: xx - zz,
+// yy - zz, xy, yz, zx), five forward transforms. The tensor's isotropic part only adds a gradient,
+// grad(u_z u_z), which P removes, so the term is the same; and the classical forms need nine transforms
+// a stage, the rotational P[u x omega] six backward (u, omega) and three forward. Fewer inputs help
+// twice: every stage writes the backward transforms' inputs at every mode, zeros outside the mask
+// included (the transforms destroy their input), but reads the forward ones at the kept modes only (2/3
+// rule: 0.30 of them) (spectral_solver.cpp: step()). With the 2/3 rule the forms are exact to round-off:
+// the truncated product of two band-limited fields is alias-free, and they differ by gradients, which
+// P removes. With phase shifts they differ in their residual aliasing errors, of the same order.
 
 /// The three spectral fields the 3D nonlinear term needs: u, times `phase` (u given by value).
 template <class T>
@@ -102,31 +103,27 @@ EDDY_HD EDDY_INLINE void velocity_3d_of(const Complex<T> (&u)[3], Complex<T> pha
   for (int d = 0; d < 3; ++d) out[m + d * cs] = u[d] * phase;
 }
 
-/// u and omega = i k x u (six fields) from the three component arrays of u (cs apart): the vorticity
-/// output.
+/// omega = i k x u from the three component arrays of u (cs apart): the vorticity output.
 template <class T>
-EDDY_HD EDDY_INLINE void velocity_vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T>* out,
-                                               index_t m, index_t cs) {
+EDDY_HD EDDY_INLINE void vorticity_3d(const Mode<T>& md, const Complex<T>* u, Complex<T>* out, index_t m,
+                                      index_t cs) {
   const Complex<T> ux = u[m], uy = u[m + cs], uz = u[m + 2 * cs];
-  out[m] = ux;
-  out[m + cs] = uy;
-  out[m + 2 * cs] = uz;
-  out[m + 3 * cs] = times_i(md.k[1] * uz - md.k[2] * uy);
-  out[m + 4 * cs] = times_i(md.k[2] * ux - md.k[0] * uz);
-  out[m + 5 * cs] = times_i(md.k[0] * uy - md.k[1] * ux);
+  out[m] = times_i(md.k[1] * uz - md.k[2] * uy);
+  out[m + cs] = times_i(md.k[2] * ux - md.k[0] * uz);
+  out[m + 2 * cs] = times_i(md.k[0] * uy - md.k[1] * ux);
 }
 
-/// The products u_i u_j at physical point i, from u (fields 0..2), written over fields 0..5 in the order
-/// xx, yy, zz, xy, yz, zx.
+/// The five products of the traceless tensor u_i u_j - delta_ij u_z u_z at physical point i, from u
+/// (fields 0..2), written over fields 0..4 in the order xx - zz, yy - zz, xy, yz, zx.
 template <class T>
 EDDY_HD EDDY_INLINE void products_3d(index_t i, T* p, index_t rs) {
   const T ux = p[i], uy = p[i + rs], uz = p[i + 2 * rs];
-  p[i] = ux * ux;
-  p[i + rs] = uy * uy;
-  p[i + 2 * rs] = uz * uz;
-  p[i + 3 * rs] = ux * uy;
-  p[i + 4 * rs] = uy * uz;
-  p[i + 5 * rs] = uz * ux;
+  const T zz = uz * uz;
+  p[i] = ux * ux - zz;
+  p[i + rs] = uy * uy - zz;
+  p[i + 2 * rs] = ux * uy;
+  p[i + 3 * rs] = uy * uz;
+  p[i + 4 * rs] = uz * ux;
 }
 
 /// Projection onto divergence-free fields, times s, inside the 2/3 mask: s (f - k (k.f) / k^2).
@@ -144,8 +141,8 @@ EDDY_HD EDDY_INLINE void project_3d(const Mode<T>& md, const Complex<T>* f, T s,
 }
 
 /// The nonlinear term of the 3D velocity equation, -P[i k_j (u_i u_j)^] / N, from raw = the transforms of
-/// the products (unnormalised; products_3d's order). Momentum is conserved exactly: the mean stays as it
-/// is. The force (divergence-free) is added after.
+/// the five products (unnormalised; products_3d's order; the tensor's zz entry is zero). Momentum is
+/// conserved exactly: the mean stays as it is. The force (divergence-free) is added after.
 template <class T>
 struct Rhs3d {
   static constexpr int comps = 3;
@@ -155,14 +152,15 @@ struct Rhs3d {
   bool shifted;  ///< products formed on the shifted grid
   ForceTerm<T> force;
   EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
-    Complex<T> t[6];
-    for (int j = 0; j < 6; ++j) t[j] = raw[m + j * cs];
+    Complex<T> t[6];  // xx, yy, xy, yz, zx, and zz = 0
+    for (int j = 0; j < 5; ++j) t[j] = raw[m + j * cs];
+    t[5] = {T(0), T(0)};
     if (shifted && md.kept) {
       const Complex<T> back = md.shift(g, -1);
-      for (Complex<T>& c : t) c = c * back;
+      for (int j = 0; j < 5; ++j) t[j] = t[j] * back;
     }
     // row d of the symmetric tensor: (xx, xy, zx), (xy, yy, yz), (zx, yz, zz)
-    constexpr int row[3][3] = {{0, 3, 5}, {3, 1, 4}, {5, 4, 2}};
+    constexpr int row[3][3] = {{0, 2, 4}, {2, 1, 3}, {4, 3, 5}};
     Complex<T> f[3];
     for (int d = 0; d < 3; ++d) {
       const Complex<T> kt = md.k[0] * t[row[d][0]] + md.k[1] * t[row[d][1]] + md.k[2] * t[row[d][2]];

@@ -65,12 +65,11 @@ void launch_velocity_3d(const Grid& g, const Complex<T>* u, bool shifted, Comple
   });
 }
 
-/// u and omega (six fields, zero outside the mask, where u is).
+/// omega (zero outside the mask, where u is).
 template <class T>
-void launch_velocity_vorticity_3d(const Grid& g, const Complex<T>* u, Complex<T>* out, index_t cs) {
-  backend::parallel_for("spectral::velocity_vorticity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
-    velocity_vorticity_3d(Mode<T>::at(g, m), u, out, m, cs);
-  });
+void launch_vorticity_3d(const Grid& g, const Complex<T>* u, Complex<T>* out, index_t cs) {
+  backend::parallel_for("spectral::vorticity_3d", g.modes(),
+                        [=] EDDY_DEVICE(index_t m) { vorticity_3d(Mode<T>::at(g, m), u, out, m, cs); });
 }
 
 template <class T>
@@ -294,7 +293,7 @@ class SolverImpl final : public Solver {
         fft_(grid_, ex, s.overlap),
         comps_(s.dims == 2 ? 1 : 3),
         inputs_(s.dims == 2 ? 4 : 3),
-        products_(s.dims == 2 ? 1 : 6),
+        products_(s.dims == 2 ? 1 : 5),
         work_fields_(std::max(inputs_, products_)) {
     lin_.nu = T(s.nu);
     lin_.nu_h = T(s.hyperviscosity);
@@ -350,33 +349,33 @@ class SolverImpl final : public Solver {
   }
 
   /// One step, and what it moves through memory (in whole fields of N numbers read or written, 3D RK4;
-  /// the transforms excluded: they are the floor). Per stage s, transform inputs of x_s -> 3 backward
-  /// transforms (u) -> the products u_i u_j (read 3, write 6) -> 6 forward transforms -> stage update
-  /// (the divergence form: navier_stokes_k.hpp), which writes the next stage's transform inputs itself
-  /// instead of storing x_{s+1} for a separate pass to read; the last stage writes those of the next
-  /// step's stage 1. Only a fraction f of the modes is kept by the truncation (2/3 rule: (2/3)^3, 0.295 at
-  /// 512^3; phase shifts: the sphere, 0.44); the others' u, acc and x are zero and stay so (the nonlinear
-  /// term is zero there; set_velocity, set_random_spectrum and load_state leave them zero), so the update
-  /// reads and writes the state at the kept modes alone and only writes the zeros of the inputs elsewhere
-  /// (the backward transforms destroy them). The rotational form (6 backward: u, omega; u x omega, read 6
-  /// write 3; 3 forward) moves more, as its inputs are written at every mode and its products read at the
-  /// kept ones:
+  /// the transforms excluded). Per stage s, transform inputs of x_s -> 3 backward transforms (u) -> the
+  /// traceless products u_i u_j - delta_ij u_z u_z (read 3, write 5) -> 5 forward transforms -> stage
+  /// update (navier_stokes_k.hpp), which writes the next stage's transform inputs itself instead of
+  /// storing x_{s+1} for a separate pass to read; the last stage writes those of the next step's stage 1.
+  /// Only a fraction f of the modes is kept by the truncation (2/3 rule: (2/3)^3, 0.295 at 512^3; phase
+  /// shifts: the sphere, 0.44); the others' u, acc and x are zero and stay so (the nonlinear term is zero
+  /// there; set_velocity, set_random_spectrum and load_state leave them zero), so the update reads and
+  /// writes the state at the kept modes alone and only writes the zeros of the inputs elsewhere (the
+  /// backward transforms destroy them). The classical rotational form (6 backward: u, omega; u x omega,
+  /// read 6 write 3; 3 forward) moves more, as its inputs are written at every mode and its products read
+  /// at the kept ones, and it runs 9 transforms a stage where this runs 8:
   ///            unfused, rotational          fused, rotational     fused, kept modes only
-  ///                                                               rotational   divergence form
+  ///                                                               rotational   traceless divergence
   ///   inputs   read 3, write 6 = 9/stage    0 (9 on the first     0 (3f + 6)   0 (3f + 3)
   ///                                          step, after output)
-  ///   update   s1: raw 3, u 3 -> acc 3,     s1: 15 (x 3 ->        9f + 6       12f + 3
+  ///   update   s1: raw 3, u 3 -> acc 3,     s1: 15 (x 3 ->        9f + 6       11f + 3
   ///                x 3 = 12                  inputs 6)
-  ///            s2,3: + acc 3 = 15           s2,3: 18              12f + 6      15f + 3
-  ///            s4: raw, u, acc -> u = 12    s4: 18                12f + 6      15f + 3
-  ///   products 4 x 9 = 36                   36                    36           36
-  ///   step     126                          105                   60 + 45f     48 + 57f: 65 (2/3 rule),
-  ///                                                               = 73         73 (phase shifts; 80)
+  ///            s2,3: + acc 3 = 15           s2,3: 18              12f + 6      14f + 3
+  ///            s4: raw, u, acc -> u = 12    s4: 18                12f + 6      14f + 3
+  ///   products 4 x 9 = 36                   36                    36           4 x 8 = 32
+  ///   step     126                          105                   60 + 45f     44 + 53f: 60 (2/3 rule),
+  ///                                                               = 73         67 (phase shifts; 80)
   /// 2D RK4 (omega; inputs u, v, omega_x, omega_y; product read 4, write 1): 58 unfused, 51 fused, now
   /// 36 + 15f with f = 4/9 (2/3 rule): 43 (-16%); phase shifts (the disc, f = 0.70): 46. The 1/N scale,
   /// the mask and the phase shifts are folded into the update (the Rhs functors) and the inputs. RK4
   /// without the band-limited force keeps no x_ (3 fields less memory). What remains is structural: the
-  /// product pass must read 3 (4) fields and write 6 (1) at every point, and each stage write the 3 (4)
+  /// product pass must read 3 (4) fields and write 5 (1) at every point, and each stage write the 3 (4)
   /// inputs the backward transforms destroy; going below needs the pointwise work inside the transforms
   /// (cuFFT callbacks: slower on an H200, scripts/experiments/cufft_masked_load). The transforms
   /// themselves skip the lines outside the mask's box (products(): Modes::kept, slab_fft.hpp).
@@ -418,8 +417,8 @@ class SolverImpl final : public Solver {
       fft_.backward(w_.data(), p_.data(), 1, Modes::kept);  // the state is zero outside the mask
       join(1, p_.data(), w);
     } else {
-      launch_velocity_vorticity_3d(grid_, u_.data(), w_.data(), cs_);
-      fft_.backward(w_.data() + 3 * cs_, p_.data(), 3, Modes::kept);
+      launch_vorticity_3d(grid_, u_.data(), w_.data(), cs_);
+      fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
       join(3, p_.data(), w);
     }
   }
@@ -485,17 +484,18 @@ class SolverImpl final : public Solver {
       backend::fill_zero(w_.data(), w_.bytes());
       backend::fill_zero(p_.data(), p_.bytes());
     }
-    const int stages = setup_.stepper == "rk3" ? 3 : 4;
     const Modes modes = pruned ? Modes::kept : Modes::all;  // zeros in, zeros out: the contract holds
-    for (int s = 0; s < stages; ++s) {
-      fft_.backward(w_.data(), p_.data(), inputs_, modes);
+    // The floor: as many backward transforms as make up the classical stage's count (3D 4 + 5 = 9, in
+    // the buffers the step has; 2D the step's 4 + 1).
+    const int backward = pruned ? inputs_ : classical_per_stage() - products_;
+    for (int s = 0; s < stage_count(); ++s) {
+      fft_.backward(w_.data(), p_.data(), backward, modes);
       fft_.forward(p_.data(), w_.data(), products_, modes);
     }
   }
 
-  int transforms_per_step() const override {
-    return (setup_.stepper == "rk3" ? 3 : 4) * (inputs_ + products_);
-  }
+  int transforms_per_step() const override { return stage_count() * (inputs_ + products_); }
+  int floor_transforms_per_step() const override { return stage_count() * classical_per_stage(); }
 
   std::vector<unsigned char> save_state() override {
     DeviceArray<C> d(static_cast<std::size_t>(grid_.modes() * comps_));
@@ -541,6 +541,9 @@ class SolverImpl final : public Solver {
     return f;
   }
   T scale() const { return T(1.0 / double(grid_.total_points())); }
+  int stage_count() const { return setup_.stepper == "rk3" ? 3 : 4; }
+  /// Transforms per stage of the classical step (transforms_of_step's floor).
+  int classical_per_stage() const { return grid_.dims == 3 ? 9 : 5; }
 
   /// The stages of one step of dt: device work only (launches and transforms; no host state changes),
   /// so that step() can record it. `parity`: the step's parity where RK3 alternates phase shifts.
@@ -586,18 +589,18 @@ class SolverImpl final : public Solver {
   }
 
   /// The transform of the nonlinear products of the inputs in w_ (2D u, v, omega_x, omega_y -> u.grad
-  /// omega; 3D u -> u_i u_j), into w_ (unnormalised; the Rhs functors finish it). Pruned (slab_fft.hpp):
-  /// every writer of the inputs (inputs(), NextInputs) writes every mode, zeros outside the mask, and the
-  /// stage kernels read the products at the kept modes only.
+  /// omega; 3D u -> the traceless u_i u_j), into w_ (unnormalised; the Rhs functors finish it). Pruned
+  /// (slab_fft.hpp): every writer of the inputs (inputs(), NextInputs) writes every mode, zeros outside the
+  /// mask, and the stage kernels read the products at the kept modes only.
   void products() {
     if (grid_.dims == 2) {
-      fft_.backward(w_.data(), p_.data(), 4, Modes::kept);
+      fft_.backward(w_.data(), p_.data(), inputs_, Modes::kept);
       launch_advection_2d(grid_, p_.data(), rs_);
-      fft_.forward(p_.data(), w_.data(), 1, Modes::kept);
+      fft_.forward(p_.data(), w_.data(), products_, Modes::kept);
     } else {
-      fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
+      fft_.backward(w_.data(), p_.data(), inputs_, Modes::kept);
       launch_products_3d(grid_, p_.data(), rs_);
-      fft_.forward(p_.data(), w_.data(), 6, Modes::kept);
+      fft_.forward(p_.data(), w_.data(), products_, Modes::kept);
     }
   }
 
@@ -633,7 +636,7 @@ class SolverImpl final : public Solver {
   Grid grid_;
   SlabFft<T> fft_;
   int comps_;
-  int inputs_, products_;  // fields the backward (forward) transforms of a stage take: 2D 4 (1), 3D 3 (6)
+  int inputs_, products_;  // fields the backward (forward) transforms of a stage take: 2D 4 (1), 3D 3 (5)
   int work_fields_;        // the larger: fields of w_ and p_
   index_t cs_ = 0, rs_ = 0;
   Linear<T> lin_;

@@ -107,14 +107,18 @@ class Solver {
   virtual Spectrum spectrum() = 0;
   /// Moments of du_i/dx_i in physical space (3D; zeros in 2D), on the device. Collective.
   virtual GradientMoments gradient_moments() = 0;
-  /// The forward and backward transforms of one step, and nothing else: the floor a step's time is
-  /// compared against (eddy bench): the full transforms, or with `pruned` the ones the step runs (they
-  /// skip the lines outside the dealiasing mask's box: spectral/slab_fft.hpp). `zero_first` zeroes the
-  /// work buffers, which the transforms then keep at zero (no overflow however often they repeat).
-  /// Leaves the state as it is.
+  /// The transforms of one step, and nothing else (eddy bench). With `pruned`, the ones the step runs
+  /// (transforms_per_step(); they skip the lines outside the dealiasing mask's box: spectral/slab_fft.hpp).
+  /// Else the floor a step's time is compared against: the transforms of the classical pseudo-spectral
+  /// step, full (floor_transforms_per_step()). `zero_first` zeroes the work buffers, which the transforms
+  /// then keep at zero (no overflow however often they repeat). Leaves the state as it is.
   virtual void transforms_of_step(bool zero_first, bool pruned) = 0;
-  /// Transforms per step (forward + backward, one per field).
+  /// Transforms the step runs (forward + backward, one per field): per stage 3D 3 + 5
+  /// (navier_stokes_k.hpp), 2D 4 + 1.
   virtual int transforms_per_step() const = 0;
+  /// Transforms of the floor: the classical step's, 9 a stage in 3D (u x omega: 6 backward, 3 forward;
+  /// the 36 of RK4 that DESIGN's cuFFT-alone anchors count), 5 in 2D (as the step's).
+  virtual int floor_transforms_per_step() const = 0;
   /// The state for a checkpoint: this rank's block of the spectral array [a][b_local][c] (grid.hpp), per
   /// mode state_values() numbers of state_bytes() bytes each (the components' real and imaginary parts).
   virtual std::vector<unsigned char> save_state() = 0;
