@@ -201,14 +201,16 @@ EDDY_HD EDDY_INLINE void collide_cell(R (&f)[L::q], const StreamCollideArgs<T, R
 
 /// One cell's update with the kind of step and the special case fixed at compile time, in the frame of the
 /// stored numbers (collide_k.hpp; `collide`'s force must be given in it: scaled by population_unit<T>()).
+/// `write` false: the loads and the collision run and nothing is stored (a bulk kernel's cell that another
+/// kernel updates, known only once its flag is read: solver_impl.hpp, bulk_cell).
 template <class L, bool Odd, bool Special, class T, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
-                                        const Collision& collide) {
+                                        const Collision& collide, bool write = true) {
   const Links l(n, Odd ? faces : 0u, a.grid);
   R f[L::q];
   load<L, Odd, Special, true>(l, a, f);
   collide_cell<L, T>(f, a, collide);
-  store<L, Odd, Special, true>(l, a, f);
+  if (write) store<L, Odd, Special, true>(l, a, f);
 }
 
 /// One slot of two adjacent cells in 16-bit storage, read or written as one 4-byte word.
@@ -253,13 +255,14 @@ EDDY_HD EDDY_INLINE void stream_collide_even_pair(index_t n, bool both,
 /// accesses, each through its own cell's Links (cell x = 0 may wrap on the low x face, cell nx - 1 on
 /// the high one). Where the pair is not two fluid cells (a cell near a solid, which the special kernel
 /// updates, or a solid) or `both` is false (cell n is the last of a row of odd length), each fluid cell
-/// of it takes the one-cell update.
+/// of it takes the one-cell update. `all_fluid`: every cell is (CellSet::all_fluid), no flag is read.
 template <class L, class R, class Collision>
-EDDY_HD EDDY_INLINE void stream_collide_odd_pair(index_t n, bool both, unsigned faces0, unsigned faces1,
+EDDY_HD EDDY_INLINE void stream_collide_odd_pair(index_t n, bool both, bool all_fluid, unsigned faces0,
+                                                 unsigned faces1,
                                                  const StreamCollideArgs<backend::Half, R>& a,
                                                  const Collision& collide) {
   using T = backend::Half;
-  if (!(both && a.flags[n] == fluid && a.flags[n + 1] == fluid)) {
+  if (!(both && (all_fluid || (a.flags[n] == fluid && a.flags[n + 1] == fluid)))) {
     if (a.flags[n] == fluid) stream_collide<L, true, false>(n, faces0, a, collide);
     if (both && a.flags[n + 1] == fluid) stream_collide<L, true, false>(n + 1, faces1, a, collide);
     return;

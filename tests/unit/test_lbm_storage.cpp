@@ -288,7 +288,7 @@ std::vector<Half> aa_step(const C& collide, float force, bool odd, bool pairs, i
     backend::parallel_for_box(
         "test::odd_pairs", (g.nx + 1) / 2, g.ny, g.nz, [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
           const index_t x = 2 * x2;
-          lbm::stream_collide_odd_pair<L>(g.at(x, y, z), x + 1 < g.nx,
+          lbm::stream_collide_odd_pair<L>(g.at(x, y, z), x + 1 < g.nx, false,
                                           lbm::wrapped_faces_at(g, axes, x, y, z),
                                           lbm::wrapped_faces_at(g, axes, x + 1, y, z), a, collide);
         });
