@@ -104,33 +104,25 @@ EDDY_HD EDDY_INLINE void initial_cell(const IC& ic, index_t gx, index_t gy, inde
 }
 
 /// The bulk update of cell n (with its wrapped `faces`, which only odd steps use): on odd steps cells
-/// near a solid (and solids) are left to the special list's kernel. Their flag is read with the
-/// populations, not before them, and decides only whether the results are stored: the loads then go out
-/// in one round trip to memory, not two (an odd step waiting for the flag before it loads ran at 0.68 of
-/// the copy bandwidth in 16-bit, the even step, which reads no flag, at 0.89). Every neighbour of an
-/// interior cell lies in the padded block, so the loads of a cell left out are harmless. `all_fluid`
-/// (CellSet::all_fluid): no flag to read.
+/// near a solid (and solids) are left to the special list's kernel; in a box whose cells are all plain
+/// fluid (`all_fluid`: CellSet::all_fluid) no flag is read. With 32- and 64-bit populations the flag is
+/// read with the populations, not before them, and decides only whether the results are stored: the
+/// loads go out in one round trip to memory, not two (every neighbour of an interior cell lies in the
+/// padded block, so the loads of a cell left out are harmless). On an H200 that took D3Q19 TRT FP32
+/// 256^3 from 22,701 to 23,937 MLUPS, BGK from 23,565 to 23,901, D2Q9 2048^2 from 45,140 to 46,429; the
+/// 16-bit odd step, at 64 registers for 4 blocks of an SM, lost 2.5 % so (cases/benchmarks/results/
+/// 2026-11-30g-h200) and returns before its loads.
 template <class L, bool Odd, class T, class R, class C>
 EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
                                    const C& collision, bool all_fluid) {
-  stream_collide<L, Odd, false>(n, faces, a, collision, !Odd || all_fluid || a.flags[n] == fluid);
+  if constexpr (Odd && sizeof(T) < 4) {
+    if (!all_fluid && a.flags[n] != fluid) return;
+    stream_collide<L, Odd, false>(n, faces, a, collision);
+  } else {
+    stream_collide<L, Odd, false>(n, faces, a, collision, !Odd || all_fluid || a.flags[n] == fluid);
+  }
 }
 
-/// The update of the cells of box `b` (CellSet::box; `pairs`: CellSet::pairs) in the launch shape
-/// measured fastest (backend.hpp: BoxLaunch; H200, 256^3, BGK; cases/benchmarks/results/2026-11-30f-h200).
-/// 32-bit populations: one thread per cell. 16-bit:
-///  - even step in cell pairs: D3Q19 one thread per pair with registers capped for 3 blocks of an SM
-///    (98 -> 80, no spill; 37,233 MLUPS one cell per thread, 38,026 pairs in a grid-stride loop, 39,098
-///    capped), D3Q27 and D2Q9 a grid-stride loop (D3Q27 24,912 -> 26,983, D2Q9 4096^2 70,052 -> 73,736);
-///    one cell per thread as a grid-stride loop where the pairs would not start at even x;
-///  - the 3D odd step one thread per cell with its registers capped for 4 blocks of an SM (D3Q19: 80 ->
-///    64, 8 bytes spilled; 36,145 -> 37,493 MLUPS in one run), 3 for D3Q27, which spills 64 bytes at 4
-///    (22,883 -> 24,912);
-///  - the 2D odd step in cell pairs (stream_collide_odd_pair), a grid-stride loop: D2Q9 4096^2 74,425 ->
-///    77,089 MLUPS. In 3D the pairs lose (cases/benchmarks/results/2026-11-30g-h200; D3Q19 39,321 one cell
-///    per thread, 39,204 pairs grid-stride, 38,021 one pair per thread at 128 registers, 34,250 capped for
-///    3 blocks, which spills; D3Q27 27,218 against 25,688 at best): two cells' populations take twice the
-///    registers, and only 9 of 19 (27) links pair up.
 template <class L, bool Odd, class T, class R, class C>
 void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
                                const field::SubBox b, bool pairs, bool all_fluid) {
