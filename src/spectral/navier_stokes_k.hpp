@@ -85,16 +85,16 @@ EDDY_HD EDDY_INLINE Complex<T> vorticity_2d(const Mode<T>& md, Complex<T> u, Com
 
 // ------------------------------------------------------------------------------------------- 3D
 
-// The 3D nonlinear term is taken in divergence form, -P[div(u u)], with the trace of u u taken out: three
-// backward transforms (u), five products (the traceless tensor u_i u_j - delta_ij u_z u_z: xx - zz,
-// yy - zz, xy, yz, zx), five forward transforms. The tensor's isotropic part only adds a gradient,
-// grad(u_z u_z), which P removes, so the term is the same; and the classical forms need nine transforms
-// a stage, the rotational P[u x omega] six backward (u, omega) and three forward. Fewer inputs help
-// twice: every stage writes the backward transforms' inputs at every mode, zeros outside the mask
-// included (the transforms destroy their input), but reads the forward ones at the kept modes only (2/3
-// rule: 0.30 of them) (spectral_solver.cpp: step()). With the 2/3 rule the forms are exact to round-off:
-// the truncated product of two band-limited fields is alias-free, and they differ by gradients, which
-// P removes. With phase shifts they differ in their residual aliasing errors, of the same order.
+// The 3D nonlinear term is taken in divergence form with the trace of u u taken out,
+// -P[div(u u - u_z^2 I)]: three backward transforms (u), five products (xx - zz, yy - zz, xy, yz, zx) and
+// five forward transforms, 8 a stage. The isotropic part only adds the gradient grad(u_z^2), which P
+// removes. The rotational form P[u x omega] takes 9 a stage (6 backward: u, omega; 3 forward) and moves
+// more memory besides: every stage writes the backward transforms' inputs at every mode (zeros outside
+// the mask included: the transforms destroy their input) but reads the forward ones at the kept modes
+// only (2/3 rule: 30 % of them), so 3 inputs and 5 products move fewer fields than 6 and 3
+// (spectral_solver.cpp: step()). With the 2/3 rule the forms agree to round-off: the truncated product of
+// two band-limited fields is alias-free, and they differ by gradients, which P removes. With phase
+// shifts they differ in their residual aliasing errors, of the same order.
 
 /// The three spectral fields the 3D nonlinear term needs: u, times `phase` (u given by value).
 template <class T>
