@@ -35,34 +35,9 @@ EDDY_HD EDDY_INLINE void zero_mode(Complex<T>* out, index_t m, index_t cs, int f
 }
 
 template <class T>
-void launch_advection_inputs_2d(const Grid& g, const Complex<T>* w, bool shifted, Complex<T>* out,
-                                index_t cs) {
-  backend::parallel_for("spectral::advection_inputs_2d", g.modes(), [=] EDDY_DEVICE(index_t m) {
-    const Mode<T> md = Mode<T>::at(g, m);
-    if (md.kept)
-      advection_inputs_2d(md, w[m], shift_phase(md, g, shifted), out, m, cs);
-    else
-      zero_mode(out, m, cs, 4);
-  });
-}
-
-template <class T>
 void launch_advection_2d(const Grid& g, T* p, index_t rs) {
   backend::parallel_for("spectral::advection_2d", g.points(),
                         [=] EDDY_DEVICE(index_t i) { advection_2d(i, p, rs); });
-}
-
-template <class T>
-void launch_velocity_3d(const Grid& g, const Complex<T>* u, bool shifted, Complex<T>* out, index_t cs) {
-  backend::parallel_for("spectral::velocity_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
-    const Mode<T> md = Mode<T>::at(g, m);
-    if (md.kept) {
-      const Complex<T> v[3] = {u[m], u[m + cs], u[m + 2 * cs]};
-      velocity_3d_of(v, shift_phase(md, g, shifted), out, m, cs);
-    } else {
-      zero_mode(out, m, cs, 3);
-    }
-  });
 }
 
 /// omega (zero outside the mask, where u is).
@@ -105,6 +80,27 @@ struct NextInputs {
   }
   EDDY_HD EDDY_INLINE void truncated(index_t m) const { zero_mode(out, m, cs, g.dims == 2 ? 4 : 3); }
 };
+
+/// The inputs of the backward transforms of state `u` (2D: omega; 3D: u, component arrays `next.cs`
+/// apart) at every mode, written by the sink the stages use: formed on the shifted grid where
+/// `next.shifted`, zero outside the mask.
+template <class T>
+void launch_inputs(const Grid& g, const Complex<T>* u, const NextInputs<T>& next) {
+  backend::parallel_for("spectral::inputs", g.modes(), [=] EDDY_DEVICE(index_t m) {
+    const Mode<T> md = Mode<T>::at(g, m);
+    const index_t cs = next.cs;
+    const StageArgs<T> unused{};  // the sink reads it only to keep x (next.keep_x false)
+    if (!md.kept) {
+      next.truncated(m);
+    } else if (g.dims == 2) {
+      const Complex<T> x[1] = {u[m]};
+      next(m, md, unused, x);
+    } else {
+      const Complex<T> x[3] = {u[m], u[m + cs], u[m + 2 * cs]};
+      next(m, md, unused, x);
+    }
+  });
+}
 
 /// Stage s of RK3 or RK4 (`stages`) at the kept modes only: elsewhere u, acc, x and the nonlinear term are
 /// zero and stay so (step()), so a truncated mode reads nothing and writes only its inputs' zeros.
@@ -582,10 +578,7 @@ class SolverImpl final : public Solver {
   /// The inputs of the backward transforms of the nonlinear term of state `s` into w_, formed on the grid
   /// shifted by half a cell when `shifted` (later stages' inputs come from the stage updates: NextInputs).
   void inputs(const C* s, bool shifted) {
-    if (grid_.dims == 2)
-      launch_advection_inputs_2d(grid_, s, shifted, w_.data(), cs_);
-    else
-      launch_velocity_3d(grid_, s, shifted, w_.data(), cs_);
+    launch_inputs(grid_, s, NextInputs<T>{w_.data(), cs_, grid_, shifted, false});
   }
 
   /// The transform of the nonlinear products of the inputs in w_ (2D u, v, omega_x, omega_y -> u.grad
@@ -617,7 +610,7 @@ class SolverImpl final : public Solver {
   void physical_velocity() {
     ready_ = false;
     if (grid_.dims == 2) {
-      launch_advection_inputs_2d(grid_, u_.data(), false, w_.data(), cs_);
+      launch_inputs(grid_, u_.data(), NextInputs<T>{w_.data(), cs_, grid_, false, false});
       fft_.backward(w_.data(), p_.data(), 2, Modes::kept);
     } else {
       backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(3 * cs_) * sizeof(C));
