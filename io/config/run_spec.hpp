@@ -146,7 +146,7 @@ struct RunControlSpec {
 };
 
 struct ParallelSpec {
-  std::string comm = "auto";  ///< mpi | mpi-gpu | nccl | auto (parallel/transport.hpp)
+  std::string comm = "auto";  ///< mpi | mpi-gpu | nccl | peer | auto (parallel/transport.hpp)
   std::vector<long> ranks{};  ///< ranks per direction; empty = automatic (LBM: MPI_Dims_create; spectral:
                               ///< slab, or pencils [1, P1, P2] past min(nz, ny) ranks)
   bool overlap = true;        ///< spectral: transposes field by field, overlapped with the next field's FFTs

@@ -209,7 +209,7 @@ void visit(RunControlSpec& s, V& v) {
 
 template <class V>
 void visit(ParallelSpec& s, V& v) {
-  v.field("comm", s.comm, one_of({"mpi", "mpi-gpu", "nccl", "auto"}));
+  v.field("comm", s.comm, one_of({"mpi", "mpi-gpu", "nccl", "peer", "auto"}));
   v.field("ranks", s.ranks, at_least(1));
   v.field("overlap", s.overlap);
   v.field("autotune", s.autotune);

@@ -13,6 +13,7 @@
 #include "app/validation.hpp"
 #include "backend/backend.hpp"
 #include "backend/device_comm.hpp"
+#include "backend/peer_copy.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "eddy_git_commit.hpp"  // generated: EDDY_GIT_COMMIT
@@ -111,6 +112,9 @@ void info(const parallel::Comm& comm) {
   log::info("MPI:       " + std::to_string(major) + "." + std::to_string(minor) + ", " +
             std::to_string(comm.size()) + " rank(s); device memory: " + parallel::mpi_device_support());
   log::info("devcomm:   " + backend::device_comm_version());
+  log::info("peer:      " + (backend::peer_copy_available()
+                                 ? std::string("copies between the GPUs of one host (CUDA IPC; parallel.comm: peer)")
+                                 : "none: " + backend::peer_copy_unavailable_reason()));
   // rank -> host -> device, gathered in rank order
   std::string mine = "  rank " + std::to_string(comm.rank()) + " on " + parallel::Comm::hostname() + ": " +
                      (d.device_count > 0 ? d.name + " #" + std::to_string(d.device_id) + " of " +

@@ -60,6 +60,22 @@ std::string Comm::broadcast(const std::string& s) const {
   return out;
 }
 
+std::vector<std::string> Comm::allgather(const std::string& s) const {
+  const int n = size();
+  int mine = static_cast<int>(s.size());
+  std::vector<int> counts(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n));
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  int total = 0;
+  for (int r = 0; r < n; ++r) offsets[static_cast<std::size_t>(r)] = total, total += counts[static_cast<std::size_t>(r)];
+  std::string all(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(s.data(), mine, MPI_CHAR, all.data(), counts.data(), offsets.data(), MPI_CHAR, comm_);
+  std::vector<std::string> out;
+  for (int r = 0; r < n; ++r)
+    out.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
+                             static_cast<std::size_t>(counts[static_cast<std::size_t>(r)])));
+  return out;
+}
+
 bool Comm::any(bool flag) const {
   int v = flag ? 1 : 0, r = 0;
   MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_LOR, comm_);

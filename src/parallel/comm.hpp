@@ -41,6 +41,8 @@ class Comm {
   long max(long v) const;
   /// Broadcast a string from rank 0 to all.
   std::string broadcast(const std::string& s) const;
+  /// Every rank's `s`, in rank order (the strings may differ in length).
+  std::vector<std::string> allgather(const std::string& s) const;
   /// Every rank learns whether any rank passed true (for collective error decisions).
   bool any(bool flag) const;
   /// Abort the whole job (all ranks) with an exit code; used when a rank cannot continue alone.

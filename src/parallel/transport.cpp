@@ -12,6 +12,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/device_comm.hpp"
+#include "backend/peer_copy.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
@@ -126,6 +127,112 @@ class NcclTransport final : public Transport {
   std::unique_ptr<backend::DeviceComm> dc_;
 };
 
+/// parallel.comm: peer. One-sided rounds by copy engines (backend::PeerCopier, connected by
+/// connect_peers): every round, each rank's window travels as an IPC handle (allgather; each allocation
+/// is opened once), and the puts copy into the peers' windows. Two-sided rounds go through `messages`.
+class PeerTransport final : public Transport {
+ public:
+  PeerTransport(const Comm& comm, std::unique_ptr<backend::PeerCopier> copier, std::unique_ptr<Transport> messages)
+      : comm_(comm), messages_(std::move(messages)), copier_(std::move(copier)) {
+    windows_.assign(static_cast<std::size_t>(comm_.size()), nullptr);
+  }
+  void start(const std::vector<Message>& sends, const std::vector<Message>& recvs) override {
+    one_sided_round_ = false;
+    messages_->start(sends, recvs);
+  }
+  bool one_sided(bool can, const void* window) override {
+    return !comm_.any(!(can && backend::PeerCopier::exportable(window)));
+  }
+  void start_puts(void* window, const std::vector<Put>& puts) override {
+    const std::vector<std::string> handles = comm_.allgather(backend::PeerCopier::export_memory(window));
+    for (int q = 0; q < comm_.size(); ++q) {
+      const auto k = static_cast<std::size_t>(q);
+      if (q != comm_.rank()) windows_[k] = copier_->open(q, handles[k]);
+    }
+    copier_->begin();
+    for (const Put& p : puts) {
+      char* w = static_cast<char*>(windows_.at(static_cast<std::size_t>(p.peer)));
+      if (!w && p.width * p.height > 0) throw Error("peer transport: a copy to a rank with no window");
+      copier_->put(p.peer, w + p.dst_offset, p.dst_pitch, p.src, p.src_pitch, p.width, p.height);
+    }
+    copier_->end();
+    one_sided_round_ = true;
+  }
+  void finish() override {
+    if (one_sided_round_)
+      copier_->join();
+    else
+      messages_->finish();
+    one_sided_round_ = false;
+  }
+  std::string name() const override {
+    return "peer (copy engines; other messages: " + messages_->name() + ")";
+  }
+
+ private:
+  Comm comm_;
+  std::unique_ptr<Transport> messages_;
+  std::unique_ptr<backend::PeerCopier> copier_;
+  std::vector<void*> windows_;
+  bool one_sided_round_ = false;
+};
+
+/// Why the ranks of `comm` cannot copy into each other's GPUs ("" if they can): all on one host, each
+/// reaching every other one's GPU. Collective (the same answer on every rank).
+std::string peer_unreachable(const Comm& comm) {
+  if (!backend::peer_copy_available()) return backend::peer_copy_unavailable_reason();
+  const std::vector<std::string> hosts = comm.allgather(Comm::hostname());
+  const std::vector<std::string> buses = comm.allgather(backend::peer_bus_id());
+  std::string why;
+  for (int q = 0; q < comm.size(); ++q) {
+    if (q == comm.rank()) continue;
+    const auto k = static_cast<std::size_t>(q);
+    if (hosts[k] != Comm::hostname())
+      why = "rank " + std::to_string(q) + " runs on " + hosts[k] + ", not on " + Comm::hostname();
+    else if (!backend::peer_reachable(buses[k]))
+      why = "rank " + std::to_string(comm.rank()) + "'s GPU cannot reach rank " + std::to_string(q) +
+            "'s (" + buses[k] + ") peer to peer, or shares it";
+    if (!why.empty()) break;
+  }
+  const bool bad = comm.any(!why.empty());
+  if (!bad) return {};
+  return why.empty() ? "another rank cannot reach every GPU peer to peer" : why;
+}
+
+/// A copier connected to every other rank's (their flags opened), or nullptr with `why` where the ranks
+/// cannot copy into each other's GPUs (peer_unreachable, or CUDA IPC failing: a container without a
+/// shared IPC namespace, say). Collective, the same outcome on every rank: the collectives run whatever
+/// failed locally.
+std::unique_ptr<backend::PeerCopier> connect_peers(const Comm& comm, std::string& why) {
+  why = peer_unreachable(comm);
+  if (!why.empty()) return nullptr;
+  std::unique_ptr<backend::PeerCopier> copier;
+  std::string mine, failed;
+  try {
+    copier = std::make_unique<backend::PeerCopier>(comm.rank(), comm.size());
+    mine = copier->flags_handle();
+  } catch (const Error& e) {
+    failed = e.what();
+  }
+  const std::vector<std::string> flags = comm.allgather(mine);
+  for (int q = 0; q < comm.size() && failed.empty() && copier; ++q) {
+    const auto k = static_cast<std::size_t>(q);
+    if (q == comm.rank()) continue;
+    if (flags[k].empty()) {
+      failed = "rank " + std::to_string(q) + " could not set up its copies";
+      break;
+    }
+    try {
+      copier->connect(q, flags[k]);
+    } catch (const Error& e) {
+      failed = e.what();
+    }
+  }
+  if (!comm.any(!failed.empty())) return copier;
+  why = failed.empty() ? "another rank could not open its peers' memory" : failed;
+  return nullptr;
+}
+
 /// parallel.comm: auto. Every transport this build and machine can run is tried in turn on the first
 /// rounds (fenced and timed from start to finish, so a transport that lets the interior update hide its
 /// messages is credited for it; the slowest rank's time counts), then the fastest (median of `trials`
@@ -193,6 +300,12 @@ class AutoTransport final : public Transport {
 
 }  // namespace
 
+bool peer_usable(const Comm& comm) { return peer_unreachable(comm).empty(); }
+
+void Transport::start_puts(void*, const std::vector<Put>&) {
+  throw Error("transport " + name() + " has no one-sided rounds");
+}
+
 double exchange_bandwidth(Transport& t, const Comm& comm, std::size_t bytes, int warmup, int rounds) {
   const int P = comm.size();
   if (P == 1 || rounds < 1) return 0.0;
@@ -211,7 +324,17 @@ double exchange_bandwidth(Transport& t, const Comm& comm, std::size_t bytes, int
     backend::fence();
     comm.barrier();
     const auto t0 = std::chrono::steady_clock::now();
-    t.start(sends, recvs);
+    // One-sided: the same bytes, each rank's into its slot of the peer's receive buffer.
+    if (t.one_sided(true, recv.data())) {
+      std::vector<Put> puts;
+      for (const Message& m : sends) {
+        const int slot = comm.rank() < m.peer ? comm.rank() : comm.rank() - 1;
+        puts.push_back({m.peer, m.buf, bytes, bytes, 1, static_cast<std::size_t>(slot) * bytes, bytes});
+      }
+      t.start_puts(recv.data(), puts);
+    } else {
+      t.start(sends, recvs);
+    }
     t.finish();
     backend::fence();
     const double s = comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -241,8 +364,11 @@ std::string mpi_device_support() {
 }
 
 void check_transport(const std::string& mode) {
-  if (mode != "mpi" && mode != "mpi-gpu" && mode != "nccl" && mode != "auto")
-    throw InputError("parallel.comm: '" + mode + "' is not one of mpi, mpi-gpu, nccl, auto");
+  if (mode != "mpi" && mode != "mpi-gpu" && mode != "nccl" && mode != "peer" && mode != "auto")
+    throw InputError("parallel.comm: '" + mode + "' is not one of mpi, mpi-gpu, nccl, peer, auto");
+  if (mode == "peer" && !backend::peer_copy_available())
+    throw InputError("parallel.comm: 'peer' (copies between the GPUs of one host) is not available: " +
+                     backend::peer_copy_unavailable_reason() + "; use 'nccl', 'mpi-gpu' or 'mpi'");
   if (mode == "mpi-gpu" && backend::is_gpu() && !mpi_device_aware())
     throw InputError(
         "parallel.comm: 'mpi-gpu' needs an MPI library that accepts device memory (CUDA-aware), and this one "
@@ -268,6 +394,19 @@ std::unique_ptr<Transport> make_transport(const std::string& mode, const Comm& c
     }
     return std::make_unique<NcclTransport>(comm);
   }
+  if (mode == "peer") {
+    std::string why;
+    std::unique_ptr<backend::PeerCopier> copier = connect_peers(comm, why);
+    if (!copier)
+      throw InputError("parallel.comm: 'peer' needs every rank on one host with a GPU of its own that reaches "
+                       "the others' peer to peer: " + why + "; use 'nccl', 'mpi-gpu' or 'mpi'");
+    std::unique_ptr<Transport> messages;
+    if (backend::device_comm_available() && !gpu_shared)
+      messages = std::make_unique<NcclTransport>(comm);
+    else
+      messages = std::make_unique<MpiTransport>(comm, mpi_device_aware());
+    return std::make_unique<PeerTransport>(comm, std::move(copier), std::move(messages));
+  }
   if (mode == "mpi") return std::make_unique<MpiTransport>(comm, false);
   // On the CPU backend device memory is host memory: MPI takes the buffers as they are.
   if (mode == "mpi-gpu") return std::make_unique<MpiTransport>(comm, true);
@@ -277,7 +416,16 @@ std::unique_ptr<Transport> make_transport(const std::string& mode, const Comm& c
   if (!backend::is_gpu() || mpi_device_aware())
     candidates.push_back(std::make_unique<MpiTransport>(comm, true));
   candidates.push_back(std::make_unique<MpiTransport>(comm, false));
-  return std::make_unique<AutoTransport>(comm, std::move(candidates));
+  auto chosen = std::make_unique<AutoTransport>(comm, std::move(candidates));
+  // Where the ranks' GPUs reach each other, the one-sided rounds (the spectral transposes) go by copy
+  // engines as with 'peer', the messages by the choice above: on two H200s a 1024^3 step took 211 ms so
+  // against 257 ms through NCCL (cases/benchmarks/results/2026-11-30h-h200).
+  if (backend::peer_copy_available()) {
+    std::string why;
+    if (std::unique_ptr<backend::PeerCopier> copier = connect_peers(comm, why))
+      return std::make_unique<PeerTransport>(comm, std::move(copier), std::move(chosen));
+  }
+  return chosen;
 }
 
 }  // namespace eddy::parallel

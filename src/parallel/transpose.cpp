@@ -95,20 +95,33 @@ struct MpiSlabExchange::Blocks {
   char* b_segment(int q, char* b) const { return b + at(BlockSplit::start(na, P, q) * mine * nc, e); }
   /// Between a message and the a-slab layout (my a-planes): the moved rows of the b-owner p.
   void a_side(bool to_seg, int p, char* seg, char* slab) const {
-    field::RowRange rows[2];
-    index_t count = 0, before = 0;
-    const int n = rows_of(p, rows, count);
-    const std::size_t seg_pitch = at(count * nc, e);
-    for (int i = 0; i < n; ++i) {
-      const std::size_t width = at(rows[i].count * nc, e);
-      char* a = slab + at(rows[i].lo * nc, e);
-      char* m = seg + at(before * nc, e);
+    Piece pieces[2];
+    index_t count = 0;
+    for (int i = 0, n = a_pieces(p, pieces, count); i < n; ++i) {
+      const Piece& c = pieces[i];
       if (to_seg)
-        backend::copy_2d_on_device(m, seg_pitch, a, at(ap, e), width, static_cast<std::size_t>(O * nal));
+        backend::copy_2d_on_device(seg + c.seg, c.seg_pitch, slab + c.slab, at(ap, e), c.width,
+                                   static_cast<std::size_t>(O * nal));
       else
-        backend::copy_2d_on_device(a, at(ap, e), m, seg_pitch, width, static_cast<std::size_t>(O * nal));
+        backend::copy_2d_on_device(slab + c.slab, at(ap, e), seg + c.seg, c.seg_pitch, c.width,
+                                   static_cast<std::size_t>(O * nal));
+    }
+  }
+  /// The strided blocks of a_side, per range of the b-owner p's moved rows (`count` of them in all): at
+  /// byte `slab` of each a-plane (a_plane() apart) and byte `seg` of the message's rows (seg_pitch apart),
+  /// `width` bytes.
+  struct Piece {
+    std::size_t slab, seg, width, seg_pitch;
+  };
+  int a_pieces(int p, Piece out[2], index_t& count) const {
+    field::RowRange rows[2];
+    index_t before = 0;
+    const int n = rows_of(p, rows, count);
+    for (int i = 0; i < n; ++i) {
+      out[i] = {at(rows[i].lo * nc, e), at(before * nc, e), at(rows[i].count * nc, e), at(count * nc, e)};
       before += rows[i].count;
     }
+    return n;
   }
   /// Between a message and the b-slab layout (my b-rows): the a-planes of the a-owner p, my moved rows of
   /// each.
@@ -177,6 +190,27 @@ struct MpiSlabExchange::Blocks {
                                    static_cast<std::size_t>(nal));
     }
   }
+  /// A one-sided transport's copies (direct_b): the a side's blocks from the source layout straight into
+  /// the peers' destination layout. to_b: the moved rows of q's block of my a-planes into q's b array, at
+  /// my segment; b_to_a: my segment for q of my b array into q's a-planes, at my moved rows.
+  void puts(const char* in, std::vector<Put>& out) const {
+    for (int q = 0; q < P; ++q) {
+      if (q == r) continue;
+      Piece pieces[2];
+      index_t count = 0;  // the b-owner's moved rows
+      const int n = a_pieces(to_b ? q : r, pieces, count);
+      const index_t naq = BlockSplit::count(na, P, q);
+      for (int i = 0; i < n; ++i) {
+        const Piece& c = pieces[i];
+        if (to_b)  // into q's b array, my segment (a_side's message to q)
+          out.push_back({q, in + c.slab, at(ap, e), c.width, static_cast<std::size_t>(nal),
+                         at(BlockSplit::start(na, P, r) * count * nc, e) + c.seg, c.seg_pitch});
+        else  // from my b array's segment for q into q's a-planes (a_side on q of my message)
+          out.push_back({q, b_segment(q, const_cast<char*>(in)) + c.seg, c.seg_pitch, c.width,
+                         static_cast<std::size_t>(naq), c.slab, at(ap, e)});
+      }
+    }
+  }
   /// Whether the messages of the b side are the b array itself (no pack / unpack there).
   bool sends_b() const { return direct_b && !to_b; }
   bool receives_b() const { return direct_b && to_b; }
@@ -204,6 +238,20 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
   const Blocks k(to_b, s, comm_.size(), comm_.rank(), fields);
   if (s.compact && !k.direct_b)
     throw Error("MpiSlabExchange: the compact b layout is for one outer array, one field per start()");
+  const auto* src = static_cast<const char*>(in);
+  auto* dst = static_cast<char*>(out);
+  backend::PhaseTimer& timer = backend::phase_timer();  // the breakdown (eddy bench); no-ops when off
+  if (transport_->one_sided(k.direct_b, dst)) {  // copied straight between the layouts: nothing packed
+    const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::transfer);
+    std::vector<Put> puts;
+    k.puts(src, puts);
+    for (const Put& p : puts) timer.add_sent(p.width * p.height);
+    transport_->start_puts(dst, puts);
+    k.own(src, dst);
+    pending_ = std::make_unique<Pending>(Pending{to_b, s, dst, out_stride, fields, true});
+    timer.to(caller);
+    return;
+  }
   std::size_t send_total = 0, recv_total = 0;  // the exchange's own message buffers
   for (int q = 0; q < k.P; ++q) {
     index_t send_n = 0, recv_n = 0;
@@ -213,9 +261,6 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
   }
   if (send_.size() < send_total) send_.resize(send_total);
   if (recv_.size() < recv_total) recv_.resize(recv_total);
-  const auto* src = static_cast<const char*>(in);
-  auto* dst = static_cast<char*>(out);
-  backend::PhaseTimer& timer = backend::phase_timer();  // the breakdown (eddy bench); no-ops when off
   const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::pack);
 
   std::vector<Message> sends, recvs;
@@ -248,7 +293,7 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
   transport_->start(sends, recvs);
   if (k.copies_own())
     for (int f = 0; f < fields; ++f) k.own(src + at(f * in_stride, k.e), dst + at(f * out_stride, k.e));
-  pending_ = std::make_unique<Pending>(Pending{to_b, s, dst, out_stride, fields});
+  pending_ = std::make_unique<Pending>(Pending{to_b, s, dst, out_stride, fields, false});
   timer.to(caller);
 }
 
@@ -260,7 +305,7 @@ void MpiSlabExchange::finish() {
   backend::PhaseTimer& timer = backend::phase_timer();
   const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::transfer);
   transport_->finish();
-  if (k.receives_b()) {  // received in place: nothing to unpack
+  if (k.receives_b() || p.one_sided) {  // received in place: nothing to unpack
     timer.to(caller);
     return;
   }

@@ -2,10 +2,12 @@
 /// Global transposes of slab-decomposed arrays (field/slab.hpp): the distributed FFT's communication.
 /// Each rank packs, on the device, the part of every field that goes to each rank into one contiguous
 /// segment per destination (strided block copies), the run's Transport (parallel/transport.hpp: mpi,
-/// mpi-gpu or nccl) moves the segments, and the received ones are unpacked on the device. Where the b
-/// side of one field is in the compact layout (field::SlabShape::compact, or the b-slab layout of a block
-/// that moves whole), its segments are the messages: only the a side is packed or unpacked. Splits may be
-/// uneven (the first n % P ranks hold one plane more).
+/// mpi-gpu, nccl or peer) moves the segments, and the received ones are unpacked on the device. Where the
+/// b side of one field is in the compact layout (field::SlabShape::compact, or the b-slab layout of a
+/// block that moves whole), its segments are the messages: only the a side is packed or unpacked; and
+/// where the transport is one-sided (peer: copy engines), not even that: the a side's strided blocks are
+/// copied straight into the peer's b array, or the b array's segments straight into the peer's a-slabs.
+/// Splits may be uneven (the first n % P ranks hold one plane more).
 #include <memory>
 #include <string>
 
@@ -47,6 +49,7 @@ class MpiSlabExchange final : public field::SlabExchange {
     char* out;
     index_t out_stride;
     int fields;
+    bool one_sided;  // copied by the transport into the destination: nothing to unpack
   };
 
   Comm comm_;

@@ -35,6 +35,12 @@ expect 2 "lattice_velocity|max_mach|Mach" -- validate "$cfg" --set numerics.latt
 expect 2 "tau|relaxation" -- validate "$cfg" --set physics.reynolds=1e9
 expect 2 "x_max.*periodic|periodic.*x_max" -- validate "$cfg" --set boundaries.x_min.type=periodic
 expect 0 "valid" -- validate "$cfg"
+# parallel.comm: peer needs GPUs (copy engines); the CPU backend refuses it before writing anything.
+if "$eddy" info 2>&1 | grep -q "^backend: *CPU"; then
+  expect 2 "parallel.comm: 'peer'.*not available.*use 'nccl', 'mpi-gpu' or 'mpi'" -- run "$cfg" --out peer \
+    --set parallel.comm=peer
+  [ -e peer ] && { echo "FAIL: parallel.comm peer on the CPU backend left a directory"; fails=$((fails + 1)); }
+fi
 expect 2 "eddy optimize differentiates the 2D spectral solver" -- optimize "$cfg"
 expect 2 "optimize.norm_ratio" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set optimize.norm_ratio=0
 expect 2 "numerics.precision" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set numerics.precision=fp32

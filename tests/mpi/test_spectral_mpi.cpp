@@ -141,6 +141,10 @@ TEST(SpectralMpi, TransposesPutEveryElementInPlace) {
     check_transpose<Complex<double>>(mode, 7, 5, 1, 2, 3, 4, 0);
     check_transpose<Complex<double>>(mode, 6, 9, 1, 1, 2, 0, 0);
     check_transpose<Complex<double>>(mode, 5, 7, 3, 2, 1, 0, 6);
+    // Arrays of 2 MiB and more on every rank: 'peer' copies these one-sided (backend/peer_copy.hpp),
+    // uneven on 4 ranks, padded a-side planes.
+    check_transpose<Complex<double>>(mode, 97, 96, 40, 1);
+    check_transpose<Complex<double>>(mode, 96, 97, 40, 1, 1, 0, 3);
   }
 }
 
@@ -263,6 +267,8 @@ TEST(SpectralMpi, CompactTransposesReceiveAndSendTheKeptRowsAsTheyAre) {
     check_row_transpose<Complex<double>>(*ex, what, 6, 7, 1, 3, {{0, 4}}, 1, 0, 0, true);
     check_row_transpose<Complex<double>>(*ex, what, 5, 9, 4, 2, {{0, 2}, {5, 4}}, 1, 0, 3, true);
     check_row_transpose<Complex<double>>(*ex, what, 3, 8, 2, 1, {{1, 3}, {6, 1}}, 1, 0, 5, true);
+    // 2 MiB and more a rank (the kept rows of 2/3-rule ky on 2 and 4 ranks): 'peer' copies one-sided.
+    check_row_transpose<Complex<double>>(*ex, what, 96, 128, 33, 2, {{0, 43}, {86, 42}}, 1, 0, 0, true);
   }
 }
 

@@ -10,11 +10,13 @@
 namespace eddy::test {
 
 /// 'mpi' always; 'mpi-gpu' on the CPU backend (MPI takes the host arrays as they are) or with a
-/// CUDA-aware MPI; 'nccl' where it is built in; 'auto' (tries them in turn on its first rounds).
+/// CUDA-aware MPI; 'nccl' where it is built in; 'peer' where the ranks' GPUs reach each other (one host,
+/// a GPU per rank); 'auto' (tries them in turn on its first rounds). Collective over MPI_COMM_WORLD.
 inline std::vector<std::string> available_transports() {
   std::vector<std::string> m{"mpi", "auto"};
   if (!backend::is_gpu() || parallel::mpi_device_aware()) m.push_back("mpi-gpu");
   if (backend::device_comm_available()) m.push_back("nccl");
+  if (parallel::peer_usable(parallel::Comm())) m.push_back("peer");
   return m;
 }
 

@@ -379,7 +379,7 @@ TEST(Config, InitialOutputRunParallelValidationName) {
   expect_error(kMinimal + "  max_wall_time: -5\n", {"case.yaml:3:18: run.max_wall_time: must be >= 0"});
   expect_error(kMinimal + "parallel:\n  overlap: sometimes\n", {"parallel.overlap: expected true or false"});
   expect_error(kMinimal + "parallel:\n  comm: mpich\n",
-               {"case.yaml:4:9: parallel.comm: 'mpich' is not one of mpi, mpi-gpu, nccl, auto"});
+               {"case.yaml:4:9: parallel.comm: 'mpich' is not one of mpi, mpi-gpu, nccl, peer, auto"});
   expect_error(kMinimal + "parallel:\n  ranks: [2, 2, 2]\n",
                {"case.yaml:4:10: parallel.ranks: needs one entry per dimension (2) or none"});
   expect_error(kMinimal + "parallel:\n  ranks: [2, 0]\n",
