@@ -17,7 +17,7 @@
 # Environment:
 #   EDDY_GPU_BIN        an eddy already built (skips the build and the device check of set_taylor_green)
 #   EDDY_BENCH_STEPS    --steps (default 20)          EDDY_BENCH_REPEAT  --repeat (default 3)
-#   EDDY_SCALING_COMM   parallel.comm of both runs (default nccl; mpi for a CPU build)
+#   EDDY_SCALING_COMM   parallel.comm of both runs (default peer: copy engines; nccl; mpi for a CPU build)
 #   EDDY_SCALING_SET    extra --set overrides, space-separated (a dry run of the logic on a CPU build:
 #                       EDDY_GPU_BIN=build/cpu/eddy EDDY_SCALING_COMM=mpi
 #                       EDDY_SCALING_SET="domain.cells=[32,32,32]" scripts/gpu_spectral_scaling.sh /tmp/s)
@@ -39,7 +39,7 @@ if [ -z "${EDDY_GPU_BIN:-}" ] && [ -x "$t" ]; then
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
 cfg=$root/configs/bench/scaling/spectral_3d_1024.yaml
-sets=(--set "parallel.comm=${EDDY_SCALING_COMM:-nccl}")
+sets=(--set "parallel.comm=${EDDY_SCALING_COMM:-peer}")
 for s in ${EDDY_SCALING_SET:-}; do sets+=(--set "$s"); done
 args=(--steps "${EDDY_BENCH_STEPS:-20}" --repeat "${EDDY_BENCH_REPEAT:-3}" "${sets[@]}")
 rm -f "$out/1gpu.json" "$out/2gpu.json"
