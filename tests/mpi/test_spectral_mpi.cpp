@@ -91,7 +91,7 @@ template <class E>
 void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc, int fields,
                      index_t outer = 1, index_t b_pad = 0, index_t a_pad = 0) {
   const parallel::Comm comm = world();
-  parallel::MpiSlabExchange ex(comm, parallel::make_transport(mode, comm));
+  parallel::MpiSlabExchange ex(comm, test::make_transport(mode, comm));
   const int P = comm.size(), r = comm.rank();
   const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
   const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
@@ -128,9 +128,11 @@ void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc
 }
 
 // Every transport this build runs (tests/support/transports.hpp): host-staged MPI, MPI on the buffers
-// as they are (on the CPU backend 'mpi-gpu' hands MPI the host arrays: CUDA-aware MPI's path), NCCL.
+// as they are (on the CPU backend 'mpi-gpu' hands MPI the host arrays: CUDA-aware MPI's path), NCCL,
+// peer copies (GPUs), and on the CPU backend one-sided rounds emulated by MPI messages (the path 'peer'
+// takes).
 TEST(SpectralMpi, TransposesPutEveryElementInPlace) {
-  for (const std::string& mode : test::available_transports()) {
+  for (const std::string& mode : test::transpose_transports()) {
     check_transpose<double>(mode, 8, 8, 5, 1);
     check_transpose<double>(mode, 7, 9, 3, 3);  // uneven on 2 and 4 ranks
     check_transpose<Complex<double>>(mode, 4, 6, 1, 2);
@@ -233,12 +235,12 @@ void check_row_transpose(field::SlabExchange& ex, const std::string& what, index
                                    << " rows moved, pads " << b_pad << ", " << a_pad;
 }
 
-/// Every transport of this build (MpiSlabExchange) and the one-rank exchange.
+/// Every transport of this build (MpiSlabExchange; transpose_transports) and the one-rank exchange.
 std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> every_exchange() {
   std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> exchanges;
-  for (const std::string& mode : test::available_transports())
+  for (const std::string& mode : test::transpose_transports())
     exchanges.emplace_back(
-        mode, std::make_unique<parallel::MpiSlabExchange>(world(), parallel::make_transport(mode, world())));
+        mode, std::make_unique<parallel::MpiSlabExchange>(world(), test::make_transport(mode, world())));
   exchanges.emplace_back("local", std::make_unique<field::LocalSlabExchange>());
   return exchanges;
 }
