@@ -112,9 +112,10 @@ void info(const parallel::Comm& comm) {
   log::info("MPI:       " + std::to_string(major) + "." + std::to_string(minor) + ", " +
             std::to_string(comm.size()) + " rank(s); device memory: " + parallel::mpi_device_support());
   log::info("devcomm:   " + backend::device_comm_version());
-  log::info("peer:      " + (backend::peer_copy_available()
-                                 ? std::string("copies between the GPUs of one host (CUDA IPC; parallel.comm: peer)")
-                                 : "none: " + backend::peer_copy_unavailable_reason()));
+  log::info("peer:      " +
+            (backend::peer_copy_available()
+                 ? std::string("copies between the GPUs of one host (CUDA IPC; parallel.comm: peer)")
+                 : "none: " + backend::peer_copy_unavailable_reason()));
   // rank -> host -> device, gathered in rank order
   std::string mine = "  rank " + std::to_string(comm.rank()) + " on " + parallel::Comm::hostname() + ": " +
                      (d.device_count > 0 ? d.name + " #" + std::to_string(d.device_id) + " of " +

@@ -17,7 +17,8 @@ namespace eddy::backend {
 namespace {
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string("CUDA (peer copies): ") + what + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    throw Error(std::string("CUDA (peer copies): ") + what + ": " + cudaGetErrorString(e));
 }
 void check(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return;
@@ -35,7 +36,6 @@ struct Handle {
   unsigned long long base, id;
   std::size_t offset;
 };
-
 
 }  // namespace
 
@@ -153,7 +153,8 @@ void* PeerCopier::open(int peer, const std::string& handle) {
 std::string PeerCopier::flags_handle() const { return export_memory(impl_->flags); }
 
 void PeerCopier::connect(int peer, const std::string& flags_handle) {
-  impl_->peer_flags.at(static_cast<std::size_t>(peer)) = static_cast<std::uint32_t*>(open(peer, flags_handle));
+  impl_->peer_flags.at(static_cast<std::size_t>(peer)) =
+      static_cast<std::uint32_t*>(open(peer, flags_handle));
 }
 
 void PeerCopier::begin() {
@@ -173,7 +174,8 @@ void PeerCopier::put(int peer, void* dst, std::size_t dst_pitch, const void* src
   if (width == 0 || height == 0) return;
   char& waited = m.waited.at(static_cast<std::size_t>(peer));
   if (!waited) {  // the peer's destination free
-    check(cuStreamWaitValue32(m.stream, address(m.flags + peer), m.round, CU_STREAM_WAIT_VALUE_GEQ), "wait flag");
+    check(cuStreamWaitValue32(m.stream, address(m.flags + peer), m.round, CU_STREAM_WAIT_VALUE_GEQ),
+          "wait flag");
     waited = 1;
   }
   check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, cudaMemcpyDefault, m.stream),
@@ -184,7 +186,8 @@ void PeerCopier::end() {
   Impl& m = *impl_;
   for (int q = 0; q < m.size; ++q)
     if (q != m.rank)  // to q: my copies into it are done
-      check(cuStreamWriteValue32(m.stream, address(m.peer_flags[q] + m.size + m.rank), m.round, 0), "write flag");
+      check(cuStreamWriteValue32(m.stream, address(m.peer_flags[q] + m.size + m.rank), m.round, 0),
+            "write flag");
   check(cudaEventRecord(m.done, m.stream), "event record");
 }
 
@@ -192,7 +195,8 @@ void PeerCopier::join() {
   Impl& m = *impl_;
   for (int q = 0; q < m.size; ++q)
     if (q != m.rank)
-      check(cuStreamWaitValue32(compute(), address(m.flags + m.size + q), m.round, m.wait_flags), "wait flag");
+      check(cuStreamWaitValue32(compute(), address(m.flags + m.size + q), m.round, m.wait_flags),
+            "wait flag");
   check(cudaStreamWaitEvent(compute(), m.done, 0), "stream wait");
 }
 
@@ -225,7 +229,9 @@ void* PeerCopier::open(int, const std::string&) { unavailable(); }
 std::string PeerCopier::flags_handle() const { unavailable(); }
 void PeerCopier::connect(int, const std::string&) { unavailable(); }
 void PeerCopier::begin() { unavailable(); }
-void PeerCopier::put(int, void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t) { unavailable(); }
+void PeerCopier::put(int, void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t) {
+  unavailable();
+}
 void PeerCopier::end() { unavailable(); }
 void PeerCopier::join() { unavailable(); }
 

@@ -60,8 +60,8 @@ class PeerCopier {
   void begin();
   /// `height` rows of `width` bytes from `src` (rows `src_pitch` apart, this GPU) to `dst` (rows
   /// `dst_pitch` apart, in `peer`'s memory: from open()).
-  void put(int peer, void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
-           std::size_t height);
+  void put(int peer, void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+           std::size_t width, std::size_t height);
   void end();
   void join();
 

@@ -66,7 +66,8 @@ std::vector<std::string> Comm::allgather(const std::string& s) const {
   std::vector<int> counts(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n));
   MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
   int total = 0;
-  for (int r = 0; r < n; ++r) offsets[static_cast<std::size_t>(r)] = total, total += counts[static_cast<std::size_t>(r)];
+  for (int r = 0; r < n; ++r)
+    offsets[static_cast<std::size_t>(r)] = total, total += counts[static_cast<std::size_t>(r)];
   std::string all(static_cast<std::size_t>(total), '\0');
   MPI_Allgatherv(s.data(), mine, MPI_CHAR, all.data(), counts.data(), offsets.data(), MPI_CHAR, comm_);
   std::vector<std::string> out;

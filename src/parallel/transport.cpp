@@ -132,7 +132,8 @@ class NcclTransport final : public Transport {
 /// is opened once), and the puts copy into the peers' windows. Two-sided rounds go through `messages`.
 class PeerTransport final : public Transport {
  public:
-  PeerTransport(const Comm& comm, std::unique_ptr<backend::PeerCopier> copier, std::unique_ptr<Transport> messages)
+  PeerTransport(const Comm& comm, std::unique_ptr<backend::PeerCopier> copier,
+                std::unique_ptr<Transport> messages)
       : comm_(comm), messages_(std::move(messages)), copier_(std::move(copier)) {
     windows_.assign(static_cast<std::size_t>(comm_.size()), nullptr);
   }
@@ -190,8 +191,8 @@ std::string peer_unreachable(const Comm& comm) {
     if (hosts[k] != Comm::hostname())
       why = "rank " + std::to_string(q) + " runs on " + hosts[k] + ", not on " + Comm::hostname();
     else if (!backend::peer_reachable(buses[k]))
-      why = "rank " + std::to_string(comm.rank()) + "'s GPU cannot reach rank " + std::to_string(q) +
-            "'s (" + buses[k] + ") peer to peer, or shares it";
+      why = "rank " + std::to_string(comm.rank()) + "'s GPU cannot reach rank " + std::to_string(q) + "'s (" +
+            buses[k] + ") peer to peer, or shares it";
     if (!why.empty()) break;
   }
   const bool bad = comm.any(!why.empty());
@@ -398,8 +399,10 @@ std::unique_ptr<Transport> make_transport(const std::string& mode, const Comm& c
     std::string why;
     std::unique_ptr<backend::PeerCopier> copier = connect_peers(comm, why);
     if (!copier)
-      throw InputError("parallel.comm: 'peer' needs every rank on one host with a GPU of its own that reaches "
-                       "the others' peer to peer: " + why + "; use 'nccl', 'mpi-gpu' or 'mpi'");
+      throw InputError(
+          "parallel.comm: 'peer' needs every rank on one host with a GPU of its own that reaches "
+          "the others' peer to peer: " +
+          why + "; use 'nccl', 'mpi-gpu' or 'mpi'");
     std::unique_ptr<Transport> messages;
     if (backend::device_comm_available() && !gpu_shared)
       messages = std::make_unique<NcclTransport>(comm);

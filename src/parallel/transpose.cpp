@@ -241,7 +241,7 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
   const auto* src = static_cast<const char*>(in);
   auto* dst = static_cast<char*>(out);
   backend::PhaseTimer& timer = backend::phase_timer();  // the breakdown (eddy bench); no-ops when off
-  if (transport_->one_sided(k.direct_b, dst)) {  // copied straight between the layouts: nothing packed
+  if (transport_->one_sided(k.direct_b, dst)) {         // copied straight between the layouts: nothing packed
     const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::transfer);
     std::vector<Put> puts;
     k.puts(src, puts);

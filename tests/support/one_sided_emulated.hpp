@@ -23,7 +23,8 @@ class OneSidedEmulated final : public parallel::Transport {
   explicit OneSidedEmulated(const parallel::Comm& comm)
       : comm_(comm), messages_(parallel::make_transport("mpi", comm)) {}
 
-  void start(const std::vector<parallel::Message>& sends, const std::vector<parallel::Message>& recvs) override {
+  void start(const std::vector<parallel::Message>& sends,
+             const std::vector<parallel::Message>& recvs) override {
     messages_->start(sends, recvs);
   }
   void finish() override {
@@ -57,9 +58,12 @@ class OneSidedEmulated final : public parallel::Transport {
       const int peer = static_cast<int>(q);
       requests.resize(requests.size() + 4);
       MPI_Request* r = &requests[requests.size() - 4];
-      MPI_Irecv(heads_in[q].data(), static_cast<int>(heads_in[q].size()), MPI_UINT64_T, peer, 1, comm_.native(), r);
-      MPI_Irecv(rows_in[q].data(), static_cast<int>(rows_in[q].size()), MPI_CHAR, peer, 2, comm_.native(), r + 1);
-      MPI_Isend(heads[q].data(), static_cast<int>(heads[q].size()), MPI_UINT64_T, peer, 1, comm_.native(), r + 2);
+      MPI_Irecv(heads_in[q].data(), static_cast<int>(heads_in[q].size()), MPI_UINT64_T, peer, 1,
+                comm_.native(), r);
+      MPI_Irecv(rows_in[q].data(), static_cast<int>(rows_in[q].size()), MPI_CHAR, peer, 2, comm_.native(),
+                r + 1);
+      MPI_Isend(heads[q].data(), static_cast<int>(heads[q].size()), MPI_UINT64_T, peer, 1, comm_.native(),
+                r + 2);
       MPI_Isend(rows[q].data(), static_cast<int>(rows[q].size()), MPI_CHAR, peer, 2, comm_.native(), r + 3);
     }
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);

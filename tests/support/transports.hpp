@@ -31,7 +31,8 @@ inline std::vector<std::string> transpose_transports() {
 }
 
 /// The transport of a mode of transpose_transports().
-inline std::unique_ptr<parallel::Transport> make_transport(const std::string& mode, const parallel::Comm& comm) {
+inline std::unique_ptr<parallel::Transport> make_transport(const std::string& mode,
+                                                           const parallel::Comm& comm) {
   if (mode == "one-sided-emulated") return std::make_unique<OneSidedEmulated>(comm);
   return parallel::make_transport(mode, comm);
 }
