@@ -69,7 +69,8 @@ struct PeerCopier::Impl {
   };
   int rank = 0, size = 1;
   // One copy stream: spreading a round's rows over 2 or 4 streams measured no faster on two H200s
-  // (1024^3 step 211.2 ms on one, 214.0 on two, 217.0 on four: results/2026-12-01-h200/s8c_x2).
+  // (1024^3 step 211.2 ms on one, 214.0 on two, 217.0 on four:
+  // cases/benchmarks/results/2026-11-30h-h200/s8c_x2).
   cudaStream_t stream = nullptr;
   cudaEvent_t ready = nullptr, done = nullptr;
   std::uint32_t* flags = nullptr;          // [size]: free_from[p], then [size]: full_from[p]
@@ -106,7 +107,9 @@ PeerCopier::~PeerCopier() {
   if (m.stream) (void)cudaStreamSynchronize(m.stream);
   for (auto& [key, o] : m.opened) (void)cudaIpcCloseMemHandle(o.base);
   if (m.flags) (void)cudaFree(m.flags);
-  (void)cudaGetLastError();  // what the calls above left is nobody's business after this
+  // Closing the mapping of an allocation the peer has freed may fail; nothing depends on it, and its error
+  // must not surface at the next kernel launch's check.
+  (void)cudaGetLastError();
   if (m.ready) (void)cudaEventDestroy(m.ready);
   if (m.done) (void)cudaEventDestroy(m.done);
   if (m.stream) (void)cudaStreamDestroy(m.stream);
