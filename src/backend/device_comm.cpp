@@ -11,15 +11,13 @@
 
 #include <cstring>
 
+#include "backend/side_stream.hpp"
+
 namespace eddy::backend {
 namespace {
 
 void check(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw Error(std::string("NCCL: ") + what + ": " + ncclGetErrorString(r));
-}
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw Error(std::string("CUDA (device communicator): ") + what + ": " + cudaGetErrorString(e));
 }
 
 }  // namespace
@@ -34,13 +32,10 @@ std::string device_comm_version() {
          std::to_string(v % 100);
 }
 
-/// The stream the kernels run on, which rounds follow and which waits for them.
-static cudaStream_t compute() { return static_cast<cudaStream_t>(detail::compute_stream()); }
-
 struct DeviceComm::Impl {
   ncclComm_t comm = nullptr;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t ready = nullptr, done = nullptr;
+  // Highest priority: its few blocks are scheduled ahead of the interior update's.
+  detail::SideStream side{true};
 };
 
 std::vector<char> DeviceComm::make_id() {
@@ -56,40 +51,29 @@ DeviceComm::DeviceComm(int rank, int size, const std::vector<char>& id) : impl_(
   if (id.size() != sizeof uid.internal) throw Error("NCCL: bootstrap id of the wrong size");
   std::memcpy(uid.internal, id.data(), id.size());
   check(ncclCommInitRank(&impl_->comm, size, uid, rank), "ncclCommInitRank");
-  int least = 0, greatest = 0;
-  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "stream priorities");
-  // Non-blocking: no implicit ordering with the compute stream the kernels run on (backend.hpp); highest
-  // priority: its few blocks are scheduled ahead of the interior update's.
-  check(cudaStreamCreateWithPriority(&impl_->stream, cudaStreamNonBlocking, greatest), "stream");
-  check(cudaEventCreateWithFlags(&impl_->ready, cudaEventDisableTiming), "event");
-  check(cudaEventCreateWithFlags(&impl_->done, cudaEventDisableTiming), "event");
 }
 
 DeviceComm::~DeviceComm() {
   if (!impl_) return;
-  if (impl_->stream) (void)cudaStreamSynchronize(impl_->stream);
+  impl_->side.synchronize();
   if (impl_->comm) (void)ncclCommDestroy(impl_->comm);
-  if (impl_->ready) (void)cudaEventDestroy(impl_->ready);
-  if (impl_->done) (void)cudaEventDestroy(impl_->done);
-  if (impl_->stream) (void)cudaStreamDestroy(impl_->stream);
 }
 
 void DeviceComm::begin() {
-  check(cudaEventRecord(impl_->ready, compute()), "event record");
-  check(cudaStreamWaitEvent(impl_->stream, impl_->ready, 0), "stream wait");
+  impl_->side.fork();
   check(ncclGroupStart(), "ncclGroupStart");
 }
 void DeviceComm::send(const void* buf, std::size_t bytes, int peer) {
-  check(ncclSend(buf, bytes, ncclChar, peer, impl_->comm, impl_->stream), "ncclSend");
+  check(ncclSend(buf, bytes, ncclChar, peer, impl_->comm, impl_->side.get()), "ncclSend");
 }
 void DeviceComm::recv(void* buf, std::size_t bytes, int peer) {
-  check(ncclRecv(buf, bytes, ncclChar, peer, impl_->comm, impl_->stream), "ncclRecv");
+  check(ncclRecv(buf, bytes, ncclChar, peer, impl_->comm, impl_->side.get()), "ncclRecv");
 }
 void DeviceComm::end() {
   check(ncclGroupEnd(), "ncclGroupEnd");
-  check(cudaEventRecord(impl_->done, impl_->stream), "event record");
+  impl_->side.record_done();
 }
-void DeviceComm::join() { check(cudaStreamWaitEvent(compute(), impl_->done, 0), "stream wait"); }
+void DeviceComm::join() { impl_->side.join(); }
 
 }  // namespace eddy::backend
 

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "backend/backend.hpp"
+#include "backend/side_stream.hpp"
 
 namespace eddy::backend {
 namespace {
@@ -26,7 +27,7 @@ void check(CUresult r, const char* what) {
   cuGetErrorString(r, &s);
   throw Error(std::string("CUDA (peer copies): ") + what + ": " + (s ? s : "unknown error"));
 }
-cudaStream_t compute() { return static_cast<cudaStream_t>(detail::compute_stream()); }
+cudaStream_t compute() { return detail::SideStream::compute(); }
 CUdeviceptr address(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
 
 /// What export_memory's string holds: the allocation (its IPC handle, its base address in the exporting
@@ -71,8 +72,7 @@ struct PeerCopier::Impl {
   // One copy stream: spreading a round's rows over 2 or 4 streams measured no faster on two H200s
   // (1024^3 step 211.2 ms on one, 214.0 on two, 217.0 on four:
   // cases/benchmarks/results/2026-11-30h-h200/s8c_x2).
-  cudaStream_t stream = nullptr;
-  cudaEvent_t ready = nullptr, done = nullptr;
+  detail::SideStream side{false};
   std::uint32_t* flags = nullptr;          // [size]: free_from[p], then [size]: full_from[p]
   std::vector<std::uint32_t*> peer_flags;  // each peer's flags, opened here
   // (peer, base address there) -> the allocation opened there now: a peer's freed allocation is closed
@@ -87,9 +87,6 @@ PeerCopier::PeerCopier(int rank, int size) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.rank = rank, m.size = size;
   m.peer_flags.assign(static_cast<std::size_t>(size), nullptr);
-  check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "stream");
-  check(cudaEventCreateWithFlags(&m.ready, cudaEventDisableTiming), "event");
-  check(cudaEventCreateWithFlags(&m.done, cudaEventDisableTiming), "event");
   const std::size_t bytes = 2 * sizeof(std::uint32_t) * static_cast<std::size_t>(size);
   check(cudaMalloc(reinterpret_cast<void**>(&m.flags), bytes), "flags");
   check(cudaMemset(m.flags, 0, bytes), "flags");
@@ -104,15 +101,12 @@ PeerCopier::~PeerCopier() {
   Impl& m = *impl_;
   // Every peer's writes into this rank's memory are awaited by the compute stream (join).
   (void)cudaStreamSynchronize(compute());
-  if (m.stream) (void)cudaStreamSynchronize(m.stream);
+  m.side.synchronize();
   for (auto& [key, o] : m.opened) (void)cudaIpcCloseMemHandle(o.base);
   if (m.flags) (void)cudaFree(m.flags);
   // Closing the mapping of an allocation the peer has freed may fail; nothing depends on it, and its error
   // must not surface at the next kernel launch's check.
   (void)cudaGetLastError();
-  if (m.ready) (void)cudaEventDestroy(m.ready);
-  if (m.done) (void)cudaEventDestroy(m.done);
-  if (m.stream) (void)cudaStreamDestroy(m.stream);
 }
 
 bool PeerCopier::exportable(const void* p) {
@@ -164,11 +158,10 @@ void PeerCopier::begin() {
   Impl& m = *impl_;
   ++m.round;
   m.waited.assign(static_cast<std::size_t>(m.size), 0);
-  check(cudaEventRecord(m.ready, compute()), "event record");
-  check(cudaStreamWaitEvent(m.stream, m.ready, 0), "stream wait");
+  m.side.fork();
   for (int q = 0; q < m.size; ++q)
     if (q != m.rank)  // to q: my destination may be written (my earlier work on it is done)
-      check(cuStreamWriteValue32(m.stream, address(m.peer_flags[q] + m.rank), m.round, 0), "write flag");
+      check(cuStreamWriteValue32(m.side.get(), address(m.peer_flags[q] + m.rank), m.round, 0), "write flag");
 }
 
 void PeerCopier::put(int peer, void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
@@ -177,11 +170,11 @@ void PeerCopier::put(int peer, void* dst, std::size_t dst_pitch, const void* src
   if (width == 0 || height == 0) return;
   char& waited = m.waited.at(static_cast<std::size_t>(peer));
   if (!waited) {  // the peer's destination free
-    check(cuStreamWaitValue32(m.stream, address(m.flags + peer), m.round, CU_STREAM_WAIT_VALUE_GEQ),
+    check(cuStreamWaitValue32(m.side.get(), address(m.flags + peer), m.round, CU_STREAM_WAIT_VALUE_GEQ),
           "wait flag");
     waited = 1;
   }
-  check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, cudaMemcpyDefault, m.stream),
+  check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, cudaMemcpyDefault, m.side.get()),
         "cudaMemcpy2DAsync to a peer");
 }
 
@@ -189,9 +182,9 @@ void PeerCopier::end() {
   Impl& m = *impl_;
   for (int q = 0; q < m.size; ++q)
     if (q != m.rank)  // to q: my copies into it are done
-      check(cuStreamWriteValue32(m.stream, address(m.peer_flags[q] + m.size + m.rank), m.round, 0),
+      check(cuStreamWriteValue32(m.side.get(), address(m.peer_flags[q] + m.size + m.rank), m.round, 0),
             "write flag");
-  check(cudaEventRecord(m.done, m.stream), "event record");
+  m.side.record_done();
 }
 
 void PeerCopier::join() {
@@ -200,7 +193,7 @@ void PeerCopier::join() {
     if (q != m.rank)
       check(cuStreamWaitValue32(compute(), address(m.flags + m.size + q), m.round, m.wait_flags),
             "wait flag");
-  check(cudaStreamWaitEvent(compute(), m.done, 0), "stream wait");
+  m.side.join();
 }
 
 }  // namespace eddy::backend

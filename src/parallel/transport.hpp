@@ -60,7 +60,8 @@ class Transport {
 /// creates its communicator). Throws InputError naming parallel.comm when the mode is unknown or not
 /// available in this build or on this machine. `auto` tries every mode this build and machine run (nccl
 /// where built in, mpi-gpu where MPI accepts device memory or on the CPU backend, mpi) on the first
-/// rounds, timed, and keeps the fastest (logged).
+/// rounds, timed, and keeps the fastest (logged); where `peer` runs, it also takes the one-sided rounds
+/// (the spectral transposes) by copy engines as `peer` does.
 std::unique_ptr<Transport> make_transport(const std::string& mode, const Comm& comm);
 /// Whether parallel.comm `peer` runs over `comm`: a build with peer copies, every rank on one host with
 /// a GPU of its own that reaches every other rank's. Collective.
