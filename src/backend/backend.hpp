@@ -55,13 +55,31 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);
 void fill_zero(void* dst, std::size_t bytes);
-/// Strided block copy within device memory: `rows` rows of `width` bytes, rows `dst_pitch` and
-/// `src_pitch` bytes apart (packing and unpacking of transposes).
-void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                       std::size_t width, std::size_t rows);
-/// Strided zero fill within device memory: `rows` rows of `width` bytes, `pitch` bytes apart (the rows of a
-/// transpose's destination that a pruned transpose does not write).
-void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows);
+/// Where the rows of a strided block lie: rows `pitch` bytes apart within a slice, slices `slice` bytes
+/// apart (unused for one slice).
+struct Strides {
+  std::size_t pitch = 0, slice = 0;
+};
+/// The extent of a strided block: `depth` slices of `rows` rows of `width` bytes.
+struct Extent {
+  std::size_t width = 0, rows = 1, depth = 1;
+};
+/// Strided block copy within device memory (packing and unpacking of transposes, their blocks that stay on
+/// this rank). On GPUs a kernel on the compute stream: a copy engine moved such blocks at about 840 GB/s
+/// each way on an H200 (cases/benchmarks/results/2026-11-30i-h200), a fraction of what the SMs move.
+void copy_3d_on_device(void* dst, Strides dst_strides, const void* src, Strides src_strides, Extent extent);
+/// copy_3d_on_device of one slice: `rows` rows of `width` bytes, `dst_pitch` and `src_pitch` apart.
+inline void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                              std::size_t width, std::size_t rows) {
+  copy_3d_on_device(dst, {dst_pitch, 0}, src, {src_pitch, 0}, {width, rows, 1});
+}
+/// Strided zero fill within device memory (the parts of a transpose's destination that a pruned transpose
+/// does not write).
+void fill_zero_3d(void* dst, Strides strides, Extent extent);
+/// fill_zero_3d of one slice: `rows` rows of `width` bytes, `pitch` bytes apart.
+inline void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {
+  fill_zero_3d(dst, {pitch, 0}, {width, rows, 1});
+}
 
 /// Memory held through allocate() by this process (device memory on GPUs, host memory on the CPU backend).
 struct MemoryUsage {

@@ -79,22 +79,28 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes) {
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
   if (bytes) std::memcpy(dst, src, bytes);
 }
-void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                       std::size_t width, std::size_t rows) {
+namespace {
+/// f(slice, row) for every row of a strided block, in parallel where it is large.
+template <class F>
+void for_rows(Extent x, F f) {
+  const index_t rows = static_cast<index_t>(x.rows), n = rows * static_cast<index_t>(x.depth);
+#pragma omp parallel for schedule(static) if (n * static_cast <index_t>(x.width) > (index_t{1} << 20))
+  for (index_t i = 0; i < n; ++i) f(static_cast<std::size_t>(i / rows), static_cast<std::size_t>(i % rows));
+}
+}  // namespace
+void copy_3d_on_device(void* dst, Strides ds, const void* src, Strides ss, Extent x) {
+  if (x.width == 0) return;  // memcpy with a null pointer is undefined even for 0 bytes
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);
-  const index_t n = static_cast<index_t>(rows);
-#pragma omp parallel for schedule(static) if (n * static_cast <index_t>(width) > (index_t{1} << 20))
-  for (index_t r = 0; r < n; ++r)
-    std::memcpy(d + static_cast<std::size_t>(r) * dst_pitch, s + static_cast<std::size_t>(r) * src_pitch,
-                width);
+  for_rows(x, [&](std::size_t z, std::size_t y) {
+    std::memcpy(d + z * ds.slice + y * ds.pitch, s + z * ss.slice + y * ss.pitch, x.width);
+  });
 }
-void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {
-  if (width == 0 || rows == 0) return;  // memset with a null pointer is undefined even for 0 bytes
+void fill_zero_3d(void* dst, Strides ds, Extent x) {
+  if (x.width == 0) return;
   auto* d = static_cast<char*>(dst);
-  const index_t n = static_cast<index_t>(rows);
-#pragma omp parallel for schedule(static) if (n * static_cast <index_t>(width) > (index_t{1} << 20))
-  for (index_t r = 0; r < n; ++r) std::memset(d + static_cast<std::size_t>(r) * pitch, 0, width);
+  for_rows(x,
+           [&](std::size_t z, std::size_t y) { std::memset(d + z * ds.slice + y * ds.pitch, 0, x.width); });
 }
 void fill_zero(void* dst, std::size_t bytes) {
   // Parallel first touch: each thread zeroes the pages it will later work on (NUMA placement).

@@ -2,6 +2,8 @@
 #include "backend/parallel.hpp"
 
 #if EDDY_GPU
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,8 +24,6 @@
 #define gpuMemcpyAsync cudaMemcpyAsync
 #define gpuMemsetAsync cudaMemsetAsync
 #define gpuMemGetInfo cudaMemGetInfo
-#define gpuMemcpy2DAsync cudaMemcpy2DAsync
-#define gpuMemset2DAsync cudaMemset2DAsync
 #define gpuStream_t cudaStream_t
 #define gpuStreamCreate cudaStreamCreate
 #define gpuStreamBeginCapture cudaStreamBeginCapture
@@ -55,8 +55,6 @@
 #define gpuMemcpyAsync hipMemcpyAsync
 #define gpuMemsetAsync hipMemsetAsync
 #define gpuMemGetInfo hipMemGetInfo
-#define gpuMemcpy2DAsync hipMemcpy2DAsync
-#define gpuMemset2DAsync hipMemset2DAsync
 #define gpuStream_t hipStream_t
 #define gpuStreamCreate hipStreamCreate
 #define gpuStreamBeginCapture hipStreamBeginCapture
@@ -181,20 +179,81 @@ void fill_zero(void* dst, std::size_t bytes) {
   if (bytes == 0) return;
   EDDY_GPU_CHECK(gpuMemsetAsync(dst, 0, bytes, detail::stream()));
 }
-void copy_2d_on_device(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                       std::size_t width, std::size_t rows) {
-  if (width == 0 || rows == 0) return;
-  // One row (or rows without gaps) is a plain copy: the 2D copy would refuse pitches past its limit
-  // (cudaDevAttrMaxPitch, 2^31 - 1 bytes), which a single row of a large array may well have.
-  if (rows == 1 || (dst_pitch == width && src_pitch == width)) return copy_on_device(dst, src, width * rows);
-  EDDY_GPU_CHECK(gpuMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, gpuMemcpyDeviceToDevice,
-                                  detail::stream()));
+namespace {
+// Strided blocks by a kernel: each warp moves one piece of a row (32 lanes x 4 words of the widest
+// word that every address, pitch, slice and width is a multiple of), the pieces of all rows in a
+// grid-stride loop. Narrow rows (a few KB, the kept columns of a pruned transpose) keep warps busy as well
+// as wide ones.
+struct Block {
+  char* dst;
+  const char* src;  // nullptr: fill with zeros
+  std::size_t dst_pitch, dst_slice, src_pitch, src_slice;
+  std::size_t words = 0;   // words per row
+  std::size_t rows = 0;    // rows per slice
+  std::size_t pieces = 0;  // pieces per row
+  std::size_t items = 0;   // pieces of the whole block
+};
+constexpr int block_lanes = 32, block_unroll = 4;
+
+template <class W>
+__global__ void __launch_bounds__(256) block_kernel(Block b) {
+  const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / block_lanes);
+  const unsigned lane = threadIdx.x % block_lanes;
+  for (std::size_t item = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / block_lanes; item < b.items;
+       item += warps) {
+    const std::size_t row = item / b.pieces, piece = item - row * b.pieces;
+    const std::size_t z = row / b.rows, y = row - z * b.rows;
+    W* d = reinterpret_cast<W*>(b.dst + z * b.dst_slice + y * b.dst_pitch);
+    const std::size_t w0 = piece * block_lanes * block_unroll + lane;
+    W v[block_unroll];
+    if (b.src) {
+      const W* s = reinterpret_cast<const W*>(b.src + z * b.src_slice + y * b.src_pitch);
+#pragma unroll
+      for (int u = 0; u < block_unroll; ++u)
+        if (w0 + u * block_lanes < b.words) v[u] = s[w0 + u * block_lanes];
+    } else {
+#pragma unroll
+      for (int u = 0; u < block_unroll; ++u) v[u] = W{};
+    }
+#pragma unroll
+    for (int u = 0; u < block_unroll; ++u)
+      if (w0 + u * block_lanes < b.words) d[w0 + u * block_lanes] = v[u];
+  }
 }
 
-void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) {
-  if (width == 0 || rows == 0) return;
-  if (rows == 1 || pitch == width) return fill_zero(dst, width * rows);  // as copy_2d_on_device: pitch limit
-  EDDY_GPU_CHECK(gpuMemset2DAsync(dst, pitch, 0, width, rows, detail::stream()));
+template <class W>
+void launch_block(Block b, std::size_t width) {
+  b.words = width / sizeof(W);
+  b.pieces = (b.words + block_lanes * block_unroll - 1) / (block_lanes * block_unroll);
+  b.items *= b.pieces;
+  const std::size_t warps_per_block = 256 / block_lanes;
+  const std::size_t blocks = std::min<std::size_t>((b.items + warps_per_block - 1) / warps_per_block, 65536);
+  block_kernel<W><<<static_cast<unsigned>(blocks), 256, 0, detail::stream()>>>(b);
+  EDDY_GPU_CHECK(gpuGetLastError());
+}
+
+void run_block(Block b, Extent x) {
+  if (x.width == 0 || x.rows == 0 || x.depth == 0) return;
+  b.rows = x.rows;
+  b.items = x.rows * x.depth;  // rows of the block (launch_block: pieces)
+  std::uintptr_t all = reinterpret_cast<std::uintptr_t>(b.dst) | reinterpret_cast<std::uintptr_t>(b.src) |
+                       b.dst_pitch | b.src_pitch | x.width;
+  if (x.depth > 1) all |= b.dst_slice | b.src_slice;
+  if (all % 16 == 0) return launch_block<uint4>(b, x.width);
+  if (all % 8 == 0) return launch_block<uint2>(b, x.width);
+  if (all % 4 == 0) return launch_block<unsigned>(b, x.width);
+  if (all % 2 == 0) return launch_block<unsigned short>(b, x.width);
+  launch_block<unsigned char>(b, x.width);
+}
+}  // namespace
+
+void copy_3d_on_device(void* dst, Strides ds, const void* src, Strides ss, Extent x) {
+  run_block({static_cast<char*>(dst), static_cast<const char*>(src), ds.pitch, ds.slice, ss.pitch, ss.slice},
+            x);
+}
+
+void fill_zero_3d(void* dst, Strides ds, Extent x) {
+  run_block({static_cast<char*>(dst), nullptr, ds.pitch, ds.slice, 0, 0}, x);
 }
 
 struct StepGraph::Impl {

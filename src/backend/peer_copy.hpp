@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.hpp"
+
 namespace eddy::backend {
 
 /// Whether this build can copy between GPUs by IPC (the CUDA backend), else why not.
@@ -58,10 +60,8 @@ class PeerCopier {
   void connect(int peer, const std::string& flags_handle);
 
   void begin();
-  /// `height` rows of `width` bytes from `src` (rows `src_pitch` apart, this GPU) to `dst` (rows
-  /// `dst_pitch` apart, in `peer`'s memory: from open()).
-  void put(int peer, void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-           std::size_t width, std::size_t height);
+  /// The strided block `extent` from `src` (this GPU) to `dst` (in `peer`'s memory: from open()).
+  void put(int peer, void* dst, Strides dst_strides, const void* src, Strides src_strides, Extent extent);
   void end();
   void join();
 

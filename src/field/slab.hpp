@@ -52,6 +52,14 @@ struct SlabShape {
   /// apart. Where every row of the block moves, the two layouts are one. What SlabExchange does with it:
   /// below.
   bool compact = false;
+  /// The c-columns a transpose must move: [0, columns) of each moved row; 0 (the default): every column.
+  /// The exchange may move more (the messages of two-sided transports hold every column where the b side
+  /// is not the b array itself), so the other columns of the moved rows hold, in the destination, the
+  /// source's values or what they held before: a caller that needs them set sets them itself
+  /// (spectral/slab_fft.cpp zeroes them before a c2r transform).
+  index_t columns = 0;
+  /// The columns that must move (every one where `columns` is 0 or nc).
+  index_t moved_columns() const { return columns > 0 && columns < nc ? columns : nc; }
 
   /// The moved rows among [b0, b0 + n) (one rank's block of the b axis), in increasing order, into
   /// out[0], out[1]; returns how many ranges. Every row moved: the one range [b0, b0 + n), even if empty.

@@ -153,8 +153,8 @@ class PeerTransport final : public Transport {
     copier_->begin();
     for (const Put& p : puts) {
       char* w = static_cast<char*>(windows_.at(static_cast<std::size_t>(p.peer)));
-      if (!w && p.width * p.height > 0) throw Error("peer transport: a copy to a rank with no window");
-      copier_->put(p.peer, w + p.dst_offset, p.dst_pitch, p.src, p.src_pitch, p.width, p.height);
+      if (!w && p.bytes() > 0) throw Error("peer transport: a copy to a rank with no window");
+      copier_->put(p.peer, w + p.dst_offset, p.dst_strides, p.src, p.src_strides, p.extent);
     }
     copier_->end();
     one_sided_round_ = true;
@@ -330,7 +330,8 @@ double exchange_bandwidth(Transport& t, const Comm& comm, std::size_t bytes, int
       std::vector<Put> puts;
       for (const Message& m : sends) {
         const int slot = comm.rank() < m.peer ? comm.rank() : comm.rank() - 1;
-        puts.push_back({m.peer, m.buf, bytes, bytes, 1, static_cast<std::size_t>(slot) * bytes, bytes});
+        puts.push_back(
+            {m.peer, m.buf, {bytes, 0}, {bytes, 1, 1}, static_cast<std::size_t>(slot) * bytes, {bytes, 0}});
       }
       t.start_puts(recv.data(), puts);
     } else {

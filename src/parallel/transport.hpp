@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "parallel/comm.hpp"
 
 namespace eddy::parallel {
@@ -25,14 +26,17 @@ struct Message {
   std::size_t bytes = 0;
 };
 
-/// One strided copy of a one-sided round: `height` rows of `width` bytes from `src` (device memory, rows
-/// `src_pitch` bytes apart) into the window of rank `peer`, at byte `dst_offset` of it, rows `dst_pitch`
-/// apart.
+/// One strided copy of a one-sided round: the block `extent` (slices of rows of bytes) from `src` (device
+/// memory, laid out by `src_strides`) into the window of rank `peer`, at byte `dst_offset` of it, laid out
+/// by `dst_strides`.
 struct Put {
   int peer = 0;
   const void* src = nullptr;
-  std::size_t src_pitch = 0, width = 0, height = 0;
-  std::size_t dst_offset = 0, dst_pitch = 0;
+  backend::Strides src_strides;
+  backend::Extent extent;
+  std::size_t dst_offset = 0;
+  backend::Strides dst_strides;
+  std::size_t bytes() const { return extent.width * extent.rows * extent.depth; }
 };
 
 class Transport {

@@ -49,6 +49,7 @@ struct MpiSlabExchange::Blocks {
   const field::SlabShape& s;
   index_t na, nb, nc, O, nal, nbl, b0, b_outer, ap;
   index_t mine;  // my moved rows: the compact layout's rows
+  index_t cols;  // the leading columns of each moved row that must move (SlabShape::columns)
   // The b array is the messages (see above); the a side is packed or unpacked alone.
   bool direct_b;
   // Otherwise, the own block goes straight from source to destination when that is one strided copy per
@@ -71,6 +72,7 @@ struct MpiSlabExchange::Blocks {
         b_outer(s_.b_outer_stride ? s_.b_outer_stride : na * nbl * nc),
         ap(s_.a_plane()),
         mine(s_.moved_count(b0, nbl)),
+        cols(s_.moved_columns()),
         direct_b(O == 1 && fields == 1 && (s_.compact || mine == nbl)),
         own_direct(O == 1) {}
 
@@ -99,29 +101,42 @@ struct MpiSlabExchange::Blocks {
     index_t count = 0;
     for (int i = 0, n = a_pieces(p, pieces, count); i < n; ++i) {
       const Piece& c = pieces[i];
+      const Geometry g = geometry(c, O * nal);
       if (to_seg)
-        backend::copy_2d_on_device(seg + c.seg, c.seg_pitch, slab + c.slab, at(ap, e), c.width,
-                                   static_cast<std::size_t>(O * nal));
+        backend::copy_3d_on_device(seg + c.seg, g.seg, slab + c.slab, g.slab, g.extent);
       else
-        backend::copy_2d_on_device(slab + c.slab, at(ap, e), seg + c.seg, c.seg_pitch, c.width,
-                                   static_cast<std::size_t>(O * nal));
+        backend::copy_3d_on_device(slab + c.slab, g.slab, seg + c.seg, g.seg, g.extent);
     }
   }
-  /// The strided blocks of a_side, per range of the b-owner p's moved rows (`count` of them in all): at
-  /// byte `slab` of each a-plane (a_plane() apart) and byte `seg` of the message's rows (seg_pitch apart),
-  /// `width` bytes.
+  /// The strided blocks of a_side, per range of the b-owner p's moved rows (`count` of them in all): `rows`
+  /// rows at byte `slab` of each a-plane (a_plane() apart) and byte `seg` of the message's planes
+  /// (seg_pitch apart).
   struct Piece {
-    std::size_t slab, seg, width, seg_pitch;
+    std::size_t slab, seg, seg_pitch;
+    index_t rows;
   };
   int a_pieces(int p, Piece out[2], index_t& count) const {
     field::RowRange rows[2];
     index_t before = 0;
     const int n = rows_of(p, rows, count);
     for (int i = 0; i < n; ++i) {
-      out[i] = {at(rows[i].lo * nc, e), at(before * nc, e), at(rows[i].count * nc, e), at(count * nc, e)};
+      out[i] = {at(rows[i].lo * nc, e), at(before * nc, e), at(count * nc, e), rows[i].count};
       before += rows[i].count;
     }
     return n;
+  }
+  /// A piece of `planes` planes as a strided block on both sides: where every column moves, each plane's
+  /// rows are one line (a 2D block); else the leading `cols` columns of each row (3D: rows of planes).
+  struct Geometry {
+    backend::Strides slab, seg;
+    backend::Extent extent;
+  };
+  Geometry geometry(const Piece& c, index_t planes) const {
+    const auto depth = static_cast<std::size_t>(planes);
+    if (cols == nc) return {{at(ap, e), 0}, {c.seg_pitch, 0}, {at(c.rows * nc, e), depth, 1}};
+    return {{at(nc, e), at(ap, e)},
+            {at(nc, e), c.seg_pitch},
+            {at(cols, e), static_cast<std::size_t>(c.rows), depth}};
   }
   /// Between a message and the b-slab layout (my b-rows): the a-planes of the a-owner p, my moved rows of
   /// each.
@@ -202,12 +217,14 @@ struct MpiSlabExchange::Blocks {
       const index_t naq = BlockSplit::count(na, P, q);
       for (int i = 0; i < n; ++i) {
         const Piece& c = pieces[i];
-        if (to_b)  // into q's b array, my segment (a_side's message to q)
-          out.push_back({q, in + c.slab, at(ap, e), c.width, static_cast<std::size_t>(nal),
-                         at(BlockSplit::start(na, P, r) * count * nc, e) + c.seg, c.seg_pitch});
-        else  // from my b array's segment for q into q's a-planes (a_side on q of my message)
-          out.push_back({q, b_segment(q, const_cast<char*>(in)) + c.seg, c.seg_pitch, c.width,
-                         static_cast<std::size_t>(naq), c.slab, at(ap, e)});
+        if (to_b) {  // into q's b array, my segment (a_side's message to q)
+          const Geometry g = geometry(c, nal);
+          out.push_back({q, in + c.slab, g.slab, g.extent,
+                         at(BlockSplit::start(na, P, r) * count * nc, e) + c.seg, g.seg});
+        } else {  // from my b array's segment for q into q's a-planes (a_side on q of my message)
+          const Geometry g = geometry(c, naq);
+          out.push_back({q, b_segment(q, const_cast<char*>(in)) + c.seg, g.seg, g.extent, c.slab, g.slab});
+        }
       }
     }
   }
@@ -245,7 +262,7 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
     const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::transfer);
     std::vector<Put> puts;
     k.puts(src, puts);
-    for (const Put& p : puts) timer.add_sent(p.width * p.height);
+    for (const Put& p : puts) timer.add_sent(p.bytes());
     transport_->start_puts(dst, puts);
     k.own(src, dst);
     pending_ = std::make_unique<Pending>(Pending{to_b, s, dst, out_stride, fields, true});

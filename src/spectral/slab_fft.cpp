@@ -96,6 +96,9 @@ SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
         }
         if (next < g.nb) zeroed_b_.push_back({next, g.nb - next});
         moved_b_ = std::move(rows);
+        // 3D: of each moved ky row, the kx columns of the box (the c axis is the half axis kx >= 0)
+        const index_t columns = std::min(g.kept_extent(0) + 1, g.nc);
+        if (g.dims == 3 && worth_pruning(columns, g.nc)) moved_columns_ = columns;
         const index_t moved = slab_shape(Modes::kept).moved_count(g.b0, g.nb_local);
         if (moved < g.nb_local) plan_compact(moved);  // else the b-slab layout is the compact one
       }
@@ -254,20 +257,27 @@ field::SlabShape SlabFft<T>::slab_shape(Modes modes) const {
     s.row_ranges = static_cast<int>(moved_b_.size());
     std::copy(moved_b_.begin(), moved_b_.end(), s.rows);
     s.compact = uses_compact(modes);
+    s.columns = moved_columns_;
   }
   return s;
 }
 
 // The a-slab buffer [a_local][b][c] holds, before a c2r transform, whatever its last use left (the c2r
 // overwrites its input): the rows that the pruned transpose skips are zeroed, one strided block per range
-// (3D, 2/3 rule: ky in (K, ny - K), one block of every local plane; 2D: kx > K).
+// (3D, 2/3 rule: ky in (K, ny - K), one block of every local plane; 2D: kx > K), and in 3D the columns
+// kx > K of the moved rows, which the transpose need not write (field::SlabShape::columns).
 template <class T>
 void SlabFft<T>::zero_skipped_rows(C* a_slab) const {
-  const std::size_t e = sizeof(C);
+  const std::size_t e = sizeof(C), row = static_cast<std::size_t>(g_.nc) * e;
+  const std::size_t plane = static_cast<std::size_t>(g_.nb) * row,
+                    planes = static_cast<std::size_t>(g_.na_local);
   for (const field::RowRange& r : zeroed_b_)
-    backend::fill_zero_2d(a_slab + r.lo * g_.nc, static_cast<std::size_t>(g_.nb * g_.nc) * e,
-                          static_cast<std::size_t>(r.count * g_.nc) * e,
-                          static_cast<std::size_t>(g_.na_local));
+    backend::fill_zero_2d(a_slab + r.lo * g_.nc, plane, static_cast<std::size_t>(r.count) * row, planes);
+  if (moved_columns_ == 0) return;
+  for (const field::RowRange& r : moved_b_)
+    backend::fill_zero_3d(
+        a_slab + r.lo * g_.nc + moved_columns_, {row, plane},
+        {static_cast<std::size_t>(g_.nc - moved_columns_) * e, static_cast<std::size_t>(r.count), planes});
 }
 
 template <class T>

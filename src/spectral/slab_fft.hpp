@@ -28,10 +28,12 @@
 /// local kx columns. A rank that keeps more than 80 % of its rows (the sphere keeps 94 %) runs the full
 /// transforms: skipping so little was slower on an H200 (slab_fft.cpp). Slab, P ranks, where the whole b
 /// axis keeps at most 80 % of its rows (the 2/3 rule; a decision of the grid, the same on every rank),
-/// the transposes move the kept b-rows only (field::SlabShape::rows; a third fewer bytes), and backward
-/// zeroes the other rows of the a-slab buffer before each field's c2r; the pencils' transposes move every
-/// row. Modes::all (the default) is the full transform: every mode in, every mode out (the floor the
-/// benches time).
+/// the transposes move the kept b-rows only (field::SlabShape::rows; a third fewer bytes) and, in 3D, of
+/// each the kx columns of the box (SlabShape::columns; a third fewer again, where the transport copies
+/// straight between the layouts), and backward zeroes the rest of the a-slab buffer (the other rows, the
+/// other columns of the moved ones) before each field's c2r; the pencils' transposes move every row.
+/// Modes::all (the default) is the full transform: every mode in, every mode out (the floor the benches
+/// time).
 ///
 /// The b side of the slab transposes (field/slab.hpp: the messages of one field, in rank order, are the
 /// compact b layout [a][moved rows of the rank][c]). Modes::all, and every rank whose whole block of
@@ -140,6 +142,9 @@ class SlabFft {
   // Slab, P ranks, where the whole b axis keeps few enough rows (the same on every rank): the kept
   // b-rows, which the transposes of Modes::kept move, and the others; both empty otherwise.
   std::vector<field::RowRange> moved_b_, zeroed_b_;
+  // With them in 3D, the kx columns of the box (field::SlabShape::columns) where that prunes enough; 0:
+  // every column.
+  index_t moved_columns_ = 0;
   /// A c2c batch between the compact buffer (from its element `in_first` after the lead) and spec (from
   /// `out_first`), one per kept range of this rank; each starts one column early where spec's first
   /// column is not 16-byte aligned (the column before it: see plan_compact).

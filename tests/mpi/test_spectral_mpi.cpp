@@ -402,9 +402,13 @@ TEST(SpectralMpi, PencilFftEqualsTheSerialOne) {
 /// start at an odd column of spec, so the buffers start one column in. The tolerance is the one-rank
 /// test's (100 eps of T, relative, test_spectral.cpp), on the largest value.
 template <class T>
-void check_pruned_fft(int dims, int grid_rows, bool spherical, int fields = 1) {
+void check_pruned_fft(int dims, int grid_rows, bool spherical, int fields = 1,
+                      const std::string& mode = "mpi") {
   if (!backend::fft_available()) GTEST_SKIP();
-  const auto exchange = parallel::make_slab_exchange("mpi", world(), grid_rows);
+  const auto exchange =
+      grid_rows == 1 && world().size() > 1
+          ? std::make_unique<parallel::MpiSlabExchange>(world(), test::make_transport(mode, world()))
+          : parallel::make_slab_exchange(mode, world(), grid_rows);
   field::LocalSlabExchange local;
   const Int3 n = dims == 3 ? Int3{12, 12, 9} : Int3{20, 14, 1};
   const Real3 L{1.0, 2.0, 3.0};
@@ -448,7 +452,7 @@ void check_pruned_fft(int dims, int grid_rows, bool spherical, int fields = 1) {
           masked[static_cast<std::size_t>(f * cs + m)] = g.kept(ix, iy, iz) ? y : Complex<T>{0, 0};
         }
   const double eps = 100 * std::numeric_limits<T>::epsilon();
-  const std::string what = std::to_string(dims) + "D " + std::to_string(grid_rows) + " x " +
+  const std::string what = mode + ", " + std::to_string(dims) + "D " + std::to_string(grid_rows) + " x " +
                            std::to_string(world().size() / grid_rows) + (spherical ? " sphere" : " 2/3") +
                            ", " + std::to_string(fields) + " field(s), " + std::to_string(sizeof(T) * 8) +
                            " bits";
@@ -482,6 +486,16 @@ TEST(SpectralMpi, PrunedFftEqualsTheFullSerialOne) {
   }
   check_pruned_fft<double>(3, 1, false, 3);  // the compact buffers, each used again
   check_pruned_fft<float>(3, 1, false, 3);   // and one column in (single precision)
+}
+
+/// The slab's pruned transforms with every transport: the one-sided ones (peer; on the CPU backend the
+/// emulated rounds) move only the kx columns of the box (field::SlabShape::columns), straight between
+/// the layouts, and backward zeroes the columns they leave.
+TEST(SpectralMpi, PrunedFftEqualsTheFullSerialOneWithEveryTransport) {
+  for (const std::string& mode : test::transpose_transports()) {
+    check_pruned_fft<double>(3, 1, false, 3, mode);
+    check_pruned_fft<float>(3, 1, false, 3, mode);
+  }
 }
 
 /// A short decaying-turbulence run: velocity and diagnostics after `steps` steps.

@@ -36,15 +36,20 @@ class OneSidedEmulated final : public parallel::Transport {
     one_sided_round_ = true;
     backend::fence();  // the sources are complete
     const auto P = static_cast<std::size_t>(comm_.size());
-    std::vector<std::vector<std::uint64_t>> heads(P), heads_in(P);  // per put: offset, pitch, width, height
+    // per put: offset, pitch, slice, width, rows, depth
+    std::vector<std::vector<std::uint64_t>> heads(P), heads_in(P);
     std::vector<std::vector<char>> rows(P), rows_in(P);
     for (const parallel::Put& p : puts) {
       const auto q = static_cast<std::size_t>(p.peer);
-      heads[q].insert(heads[q].end(), {p.dst_offset, p.dst_pitch, p.width, p.height});
-      for (std::size_t k = 0; k < p.height; ++k) {
-        const char* src = static_cast<const char*>(p.src) + k * p.src_pitch;
-        rows[q].insert(rows[q].end(), src, src + p.width);
-      }
+      const backend::Extent& x = p.extent;
+      heads[q].insert(heads[q].end(),
+                      {p.dst_offset, p.dst_strides.pitch, p.dst_strides.slice, x.width, x.rows, x.depth});
+      for (std::size_t z = 0; z < x.depth; ++z)
+        for (std::size_t k = 0; k < x.rows; ++k) {
+          const char* src =
+              static_cast<const char*>(p.src) + z * p.src_strides.slice + k * p.src_strides.pitch;
+          rows[q].insert(rows[q].end(), src, src + x.width);
+        }
     }
     std::vector<long> sizes(2 * P), sizes_in(2 * P);
     for (std::size_t q = 0; q < P; ++q)
@@ -69,11 +74,11 @@ class OneSidedEmulated final : public parallel::Transport {
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     for (std::size_t q = 0; q < P; ++q) {
       const char* in = rows_in[q].data();
-      for (std::size_t i = 0; i + 3 < heads_in[q].size(); i += 4) {
-        const std::uint64_t offset = heads_in[q][i], pitch = heads_in[q][i + 1], width = heads_in[q][i + 2],
-                            height = heads_in[q][i + 3];
-        for (std::uint64_t k = 0; k < height; ++k, in += width)
-          std::memcpy(static_cast<char*>(window) + offset + k * pitch, in, width);
+      for (std::size_t i = 0; i + 5 < heads_in[q].size(); i += 6) {
+        const std::uint64_t* h = &heads_in[q][i];  // offset, pitch, slice, width, rows, depth
+        for (std::uint64_t z = 0; z < h[5]; ++z)
+          for (std::uint64_t k = 0; k < h[4]; ++k, in += h[3])
+            std::memcpy(static_cast<char*>(window) + h[0] + z * h[2] + k * h[1], in, h[3]);
       }
     }
   }
