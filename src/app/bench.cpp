@@ -197,8 +197,9 @@ void write_json(const BenchOptions& opt, const config::RunSpec& spec, const para
 
 /// Where a step's time goes: `steps` more calls of `step` with the phase timer on (a fence at every phase
 /// switch, so they run slower than the timed repeats and are reported apart), slowest rank per phase
-/// (backend/profile.hpp: pointwise = the step's kernels, fft, and the exchanges' pack, transfer = the
-/// messages and what waits for them, unpack); with the bytes each rank sends off-rank per step and the
+/// (backend/profile.hpp: pointwise = the step's kernels, fft, and the exchanges' pack (with the copy of
+/// a rank's own block), wait (for the other ranks to reach the exchange), transfer = the messages or
+/// one-sided copies, unpack); with the bytes each rank sends off-rank per step and the
 /// bandwidth that is over its transfer time, and the peer bandwidth through a transport of the run's
 /// parallel.comm (256 MiB to every other rank; 0 on one rank). One writer for both solvers' "breakdown".
 struct Breakdown {

@@ -5,7 +5,7 @@
 namespace eddy::backend {
 
 const char* PhaseTimer::name(Phase p) {
-  static const char* names[phases] = {"pointwise", "fft", "pack", "transfer", "unpack"};
+  static const char* names[phases] = {"pointwise", "fft", "pack", "transfer", "unpack", "wait"};
   return names[p];
 }
 

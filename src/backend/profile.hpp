@@ -13,8 +13,10 @@ namespace eddy::backend {
 
 class PhaseTimer {
  public:
-  enum Phase { pointwise, fft, pack, transfer, unpack, phases };
-  /// "pointwise", "fft", "pack", "transfer", "unpack".
+  /// wait: (profiled runs only) until every rank of an exchange has reached it, before its transfer, so
+  /// that the transfer's time is the data's and not the other ranks' lag.
+  enum Phase { pointwise, fft, pack, transfer, unpack, wait, phases };
+  /// "pointwise", "fft", "pack", "transfer", "unpack", "wait".
   static const char* name(Phase p);
 
   /// Switch timing on (from phase pointwise, counters zeroed) or off.

@@ -138,6 +138,10 @@ class SlabExchange {
   virtual double max(double v) = 0;
   /// "local", "mpi (host-staged)": for the log.
   virtual const char* name() const = 0;
+  /// Whether one-field transposes of one outer array (start()) may copy straight between the layouts
+  /// (a one-sided transport: parallel/transpose.hpp), so that the b-slab layout of a partly moved block
+  /// costs no packing and the compact layout gains nothing. Not a promise: a round may still go two-sided.
+  virtual bool copies_between_layouts() const { return false; }
 
   // Pencil decomposition (3D spectral): the ranks form a P1 x P2 process grid, rank = i1 P2 + i2
   // (parallel/decomposition.hpp's order for the grid [1, P1, P2]). a_to_b / b_to_a above then run among

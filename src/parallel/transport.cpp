@@ -144,6 +144,7 @@ class PeerTransport final : public Transport {
   bool one_sided(bool can, const void* window) override {
     return !comm_.any(!(can && backend::PeerCopier::exportable(window)));
   }
+  bool has_one_sided() const override { return true; }
   void start_puts(void* window, const std::vector<Put>& puts) override {
     const std::vector<std::string> handles = comm_.allgather(backend::PeerCopier::export_memory(window));
     for (int q = 0; q < comm_.size(); ++q) {

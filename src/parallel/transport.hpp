@@ -51,6 +51,8 @@ class Transport {
   /// rounds (parallel.comm `peer`), and every rank says it `can` and has a `window` the transport can
   /// open (backend::PeerCopier::exportable). The same answer on every rank.
   virtual bool one_sided(bool /*can*/, const void* /*window*/) { return false; }
+  /// Whether this transport has one-sided rounds at all (one_sided() may say yes), the same on every rank.
+  virtual bool has_one_sided() const { return false; }
   /// Start a one-sided round, collective like start(): `window` is this rank's destination (device
   /// memory; nullptr where nothing comes in), which the peers write once the work queued before on this
   /// rank is done; `puts` are this rank's copies into the peers' windows, done once the work queued

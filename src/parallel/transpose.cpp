@@ -110,17 +110,26 @@ struct MpiSlabExchange::Blocks {
   }
   /// The strided blocks of a_side, per range of the b-owner p's moved rows (`count` of them in all): `rows`
   /// rows at byte `slab` of each a-plane (a_plane() apart) and byte `seg` of the message's planes
-  /// (seg_pitch apart).
+  /// (seg_pitch apart); in p's b array (one outer array), at byte `b` of its planes (b_pitch apart): the
+  /// message's place in the compact layout, or in the b-slab layout the rows' place in p's block.
   struct Piece {
     std::size_t slab, seg, seg_pitch;
     index_t rows;
+    std::size_t b, b_pitch;
   };
   int a_pieces(int p, Piece out[2], index_t& count) const {
     field::RowRange rows[2];
     index_t before = 0;
     const int n = rows_of(p, rows, count);
+    const index_t b0p = BlockSplit::start(nb, P, p), nbp = BlockSplit::count(nb, P, p);
     for (int i = 0; i < n; ++i) {
-      out[i] = {at(rows[i].lo * nc, e), at(before * nc, e), at(count * nc, e), rows[i].count};
+      const std::size_t seg = at(before * nc, e), seg_pitch = at(count * nc, e);
+      out[i] = {at(rows[i].lo * nc, e),
+                seg,
+                seg_pitch,
+                rows[i].count,
+                s.compact ? seg : at((rows[i].lo - b0p) * nc, e),
+                s.compact ? seg_pitch : at(nbp * nc, e)};
       before += rows[i].count;
     }
     return n;
@@ -131,12 +140,14 @@ struct MpiSlabExchange::Blocks {
     backend::Strides slab, seg;
     backend::Extent extent;
   };
-  Geometry geometry(const Piece& c, index_t planes) const {
+  /// `b_array`: the b side is the b array (Piece::b), else the message.
+  Geometry geometry(const Piece& c, index_t planes, bool b_array = false) const {
     const auto depth = static_cast<std::size_t>(planes);
-    if (cols == nc) return {{at(ap, e), 0}, {c.seg_pitch, 0}, {at(c.rows * nc, e), depth, 1}};
-    return {{at(nc, e), at(ap, e)},
-            {at(nc, e), c.seg_pitch},
-            {at(cols, e), static_cast<std::size_t>(c.rows), depth}};
+    const std::size_t b_pitch = b_array ? c.b_pitch : c.seg_pitch;
+    if (cols == nc && b_pitch == c.seg_pitch)  // each plane's rows are one line on both sides
+      return {{at(ap, e), 0}, {b_pitch, 0}, {at(c.rows * nc, e), depth, 1}};
+    return {
+        {at(nc, e), at(ap, e)}, {at(nc, e), b_pitch}, {at(cols, e), static_cast<std::size_t>(c.rows), depth}};
   }
   /// Between a message and the b-slab layout (my b-rows): the a-planes of the a-owner p, my moved rows of
   /// each.
@@ -217,13 +228,14 @@ struct MpiSlabExchange::Blocks {
       const index_t naq = BlockSplit::count(na, P, q);
       for (int i = 0; i < n; ++i) {
         const Piece& c = pieces[i];
-        if (to_b) {  // into q's b array, my segment (a_side's message to q)
-          const Geometry g = geometry(c, nal);
-          out.push_back({q, in + c.slab, g.slab, g.extent,
-                         at(BlockSplit::start(na, P, r) * count * nc, e) + c.seg, g.seg});
-        } else {  // from my b array's segment for q into q's a-planes (a_side on q of my message)
-          const Geometry g = geometry(c, naq);
-          out.push_back({q, b_segment(q, const_cast<char*>(in)) + c.seg, g.seg, g.extent, c.slab, g.slab});
+        if (to_b) {  // into q's b array, at my a-planes
+          const Geometry g = geometry(c, nal, true);
+          out.push_back(
+              {q, in + c.slab, g.slab, g.extent, at(BlockSplit::start(na, P, r), c.b_pitch) + c.b, g.seg});
+        } else {  // from q's a-planes of my b array into q's a-planes
+          const Geometry g = geometry(c, naq, true);
+          out.push_back(
+              {q, in + at(BlockSplit::start(na, P, q), c.b_pitch) + c.b, g.seg, g.extent, c.slab, g.slab});
         }
       }
     }
@@ -258,12 +270,20 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
   const auto* src = static_cast<const char*>(in);
   auto* dst = static_cast<char*>(out);
   backend::PhaseTimer& timer = backend::phase_timer();  // the breakdown (eddy bench); no-ops when off
-  if (transport_->one_sided(k.direct_b, dst)) {         // copied straight between the layouts: nothing packed
-    const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::transfer);
+  // Profiled, the ranks meet before the transfer (`wait`): its time is then the data's, not a rank's lag.
+  const auto wait_for_ranks = [&] {
+    timer.to(backend::PhaseTimer::wait);
+    if (timer.on()) comm_.barrier();
+    timer.to(backend::PhaseTimer::transfer);
+  };
+  if (transport_->one_sided(k.O == 1 && fields == 1, dst)) {  // copied straight between the layouts
+    const backend::PhaseTimer::Phase caller = timer.to(backend::PhaseTimer::pack);
     std::vector<Put> puts;
     k.puts(src, puts);
     for (const Put& p : puts) timer.add_sent(p.bytes());
+    wait_for_ranks();
     transport_->start_puts(dst, puts);
+    timer.to(backend::PhaseTimer::pack);  // this rank's own block: a local copy, while the puts move
     k.own(src, dst);
     pending_ = std::make_unique<Pending>(Pending{to_b, s, dst, out_stride, fields, true});
     timer.to(caller);
@@ -306,8 +326,9 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
     timer.add_sent(send_bytes);
   }
 
-  timer.to(backend::PhaseTimer::transfer);  // the messages and, meanwhile, the own block's copy
+  wait_for_ranks();
   transport_->start(sends, recvs);
+  timer.to(backend::PhaseTimer::pack);  // this rank's own block: a local copy, while the messages move
   if (k.copies_own())
     for (int f = 0; f < fields; ++f) k.own(src + at(f * in_stride, k.e), dst + at(f * out_stride, k.e));
   pending_ = std::make_unique<Pending>(Pending{to_b, s, dst, out_stride, fields, false});

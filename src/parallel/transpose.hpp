@@ -32,6 +32,7 @@ class MpiSlabExchange final : public field::SlabExchange {
   void finish() override;
   void sum(double* v, int n) override;
   double max(double v) override { return comm_.max(v); }
+  bool copies_between_layouts() const override { return transport_->has_one_sided(); }
   const char* name() const override {  // for the log: `auto` names its choice once made
     name_ = transport_->name();
     return name_.c_str();

@@ -493,6 +493,7 @@ TEST(SpectralMpi, PrunedFftEqualsTheFullSerialOne) {
 /// the layouts, and backward zeroes the columns they leave.
 TEST(SpectralMpi, PrunedFftEqualsTheFullSerialOneWithEveryTransport) {
   for (const std::string& mode : test::transpose_transports()) {
+    if (world().size() == 1 && mode == "one-sided-emulated") continue;  // one rank: no transport
     check_pruned_fft<double>(3, 1, false, 3, mode);
     check_pruned_fft<float>(3, 1, false, 3, mode);
   }

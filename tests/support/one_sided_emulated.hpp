@@ -32,6 +32,7 @@ class OneSidedEmulated final : public parallel::Transport {
     one_sided_round_ = false;
   }
   bool one_sided(bool can, const void* /*window*/) override { return !comm_.any(!can); }
+  bool has_one_sided() const override { return true; }
   void start_puts(void* window, const std::vector<parallel::Put>& puts) override {
     one_sided_round_ = true;
     backend::fence();  // the sources are complete
