@@ -192,33 +192,27 @@ struct MpiSlabExchange::Blocks {
     else  // my a-planes, q's moved b-rows of each
       a_side(false, q, const_cast<char*>(fseg), fout);
   }
-  /// The own block from the source to the destination layout, one strided copy per moved range (direct_b
-  /// or own_direct).
+  /// The own block from the source to the destination layout (direct_b or own_direct: one outer array),
+  /// one strided copy per moved range, straight between the a-slabs and the b array (compact, or b-slab
+  /// with all or part of the block's rows moved).
   void own(const char* fin, char* fout) const {
-    if (direct_b) {  // the own segment of the b array is the a side's message to myself
-      if (to_b)
-        a_side(true, r, b_segment(r, fout), const_cast<char*>(fin));
-      else
-        a_side(false, r, b_segment(r, const_cast<char*>(fin)), fout);
-      return;
-    }
-    const index_t a0 = BlockSplit::start(na, P, r);
-    field::RowRange rows[2];
+    const std::size_t a0 = static_cast<std::size_t>(BlockSplit::start(na, P, r));
+    Piece pieces[2];
     index_t count = 0;
-    for (int i = 0, n = rows_of(r, rows, count); i < n; ++i) {
-      const std::size_t width = at(rows[i].count * nc, e);
-      const std::size_t a = at(rows[i].lo * nc, e), b = at((a0 * nbl + rows[i].lo - b0) * nc, e);
+    for (int i = 0, n = a_pieces(r, pieces, count); i < n; ++i) {
+      const Piece& c = pieces[i];
+      const Geometry g = geometry(c, nal, true);
+      const std::size_t b = a0 * c.b_pitch + c.b;
       if (to_b)
-        backend::copy_2d_on_device(fout + b, at(nbl * nc, e), fin + a, at(ap, e), width,
-                                   static_cast<std::size_t>(nal));
+        backend::copy_3d_on_device(fout + b, g.seg, fin + c.slab, g.slab, g.extent);
       else
-        backend::copy_2d_on_device(fout + a, at(ap, e), fin + b, at(nbl * nc, e), width,
-                                   static_cast<std::size_t>(nal));
+        backend::copy_3d_on_device(fout + c.slab, g.slab, fin + b, g.seg, g.extent);
     }
   }
-  /// A one-sided transport's copies (direct_b): the a side's blocks from the source layout straight into
-  /// the peers' destination layout. to_b: the moved rows of q's block of my a-planes into q's b array, at
-  /// my segment; b_to_a: my segment for q of my b array into q's a-planes, at my moved rows.
+  /// A one-sided transport's copies (one field, one outer array): the a side's blocks from the source
+  /// layout straight into the peers' destination layout, whichever layout the b array has (compact, or
+  /// b-slab with all or part of its rows moved). to_b: the moved rows of q's block of my a-planes into q's
+  /// b array, at my a-planes; b_to_a: my moved rows of q's a-planes of my b array into q's a-planes.
   void puts(const char* in, std::vector<Put>& out) const {
     for (int q = 0; q < P; ++q) {
       if (q == r) continue;
