@@ -57,7 +57,20 @@ cufftHandle plan(int rank, ll* n, ll* inembed, ll istride, ll idist, ll* onembed
   return h;
 }
 
-int main(int argc, char** argv) {
+// The kept kx columns (342 of 513) of ky rows 683..1023 of every z-plane of [512][1024][513] into `dst`
+// (rows `dpitch` bytes apart, `drows` rows a plane).
+cudaMemcpy3DParms narrow_copy(cufftComplex* src, cufftComplex* dst, size_t dpitch, size_t drows) {
+  const long long NC = 513;
+  cudaMemcpy3DParms p = {};
+  p.srcPtr = make_cudaPitchedPtr(src, NC * 8, NC * 8, 1024);
+  p.srcPos = make_cudaPos(0, 683, 0);
+  p.dstPtr = make_cudaPitchedPtr(dst, dpitch, dpitch, drows);
+  p.extent = make_cudaExtent(342 * 8, 341, 512);
+  p.kind = cudaMemcpyDefault;
+  return p;
+}
+
+int main() {
   const ll N = 1024, NC = 513;
   CK(cudaSetDevice(0));
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -167,13 +180,7 @@ int main(int argc, char** argv) {
     printf("peer wide 2D: %.3f ms %.1f GB/s\n", t, wide / t / 1e6);
   }
   auto copy3d = [&](size_t dpitch, size_t dys) {
-    cudaMemcpy3DParms p = {};
-    p.srcPtr = make_cudaPitchedPtr(tmp, NC * 8, NC * 8, N);
-    p.srcPos = make_cudaPos(0, 683, 0);
-    p.dstPtr = make_cudaPitchedPtr(dst, dpitch, dpitch, dys);
-    p.dstPos = make_cudaPos(0, 0, 0);
-    p.extent = make_cudaExtent(342 * 8, 341, 512);
-    p.kind = cudaMemcpyDefault;
+    const cudaMemcpy3DParms p = narrow_copy(tmp, dst, dpitch, dys);
     CK(cudaMemcpy3DAsync(&p, st));
   };
   {
@@ -203,12 +210,7 @@ int main(int argc, char** argv) {
   }
   // the local own block narrow 3D
   {
-    cudaMemcpy3DParms p = {};
-    p.srcPtr = make_cudaPitchedPtr(tmp, NC * 8, NC * 8, N);
-    p.srcPos = make_cudaPos(0, 683, 0);
-    p.dstPtr = make_cudaPitchedPtr(comp, NC * 8, NC * 8, 341);
-    p.extent = make_cudaExtent(342 * 8, 341, 512);
-    p.kind = cudaMemcpyDefault;
+    const cudaMemcpy3DParms p = narrow_copy(tmp, comp, NC * 8, 341);
     double t = timeit([&] { CK(cudaMemcpy3DAsync(&p, st)); });
     printf("local narrow 3D: %.3f ms %.1f GB/s\n", t, narrow / t / 1e6);
   }
@@ -230,12 +232,7 @@ int main(int argc, char** argv) {
           CK(cudaMemcpy2DAsync(dst, 341 * NC * 8, tmp + 683 * NC, N * NC * 8, 341 * NC * 8, 512,
                                cudaMemcpyDefault, s2));
         else {
-          cudaMemcpy3DParms p = {};
-          p.srcPtr = make_cudaPitchedPtr(tmp, NC * 8, NC * 8, N);
-          p.srcPos = make_cudaPos(0, 683, 0);
-          p.dstPtr = make_cudaPitchedPtr(dst, NC * 8, NC * 8, 341);
-          p.extent = make_cudaExtent(342 * 8, 341, 512);
-          p.kind = cudaMemcpyDefault;
+          const cudaMemcpy3DParms p = narrow_copy(tmp, dst, NC * 8, 341);
           CK(cudaMemcpy3DAsync(&p, s2));
         }
         CK(cufftExecR2C(r, phys, spec));
