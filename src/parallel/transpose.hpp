@@ -6,7 +6,9 @@
 /// b side of one field is in the compact layout (field::SlabShape::compact, or the b-slab layout of a
 /// block that moves whole), its segments are the messages: only the a side is packed or unpacked; and
 /// where the transport is one-sided (peer: copy engines), not even that: the a side's strided blocks are
-/// copied straight into the peer's b array, or the b array's segments straight into the peer's a-slabs.
+/// copied straight into the peer's b array (compact, or b-slab with all or part of its rows moved: 3D
+/// blocks, and only the leading columns a shape asks for, field::SlabShape::columns), or the b array's
+/// blocks straight into the peer's a-slabs.
 /// Splits may be uneven (the first n % P ranks hold one plane more).
 #include <memory>
 #include <string>

@@ -38,7 +38,9 @@
 /// The b side of the slab transposes (field/slab.hpp: the messages of one field, in rank order, are the
 /// compact b layout [a][moved rows of the rank][c]). Modes::all, and every rank whose whole block of
 /// b-rows is kept: the compact layout is the b-slab one, so the exchange receives into (sends from)
-/// `spec` itself and the c2c along a runs in place there. Modes::kept on a rank that moves only part of
+/// `spec` itself and the c2c along a runs in place there. So it does where the exchange copies straight
+/// between the layouts (SlabExchange::copies_between_layouts: a one-sided transport), into and out of
+/// spec's kept rows. Otherwise, Modes::kept on a rank that moves only part of
 /// its block: the exchange receives into (sends from) a compact buffer, and the c2c along a runs out of
 /// place between it and `spec` (forward: compact -> the kept rows of spec; backward: spec -> compact):
 /// the unpack (pack) copy of the b side is folded into the transform. Two compact buffers alternate by
