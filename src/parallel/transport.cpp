@@ -21,10 +21,17 @@ namespace {
 
 constexpr int tag = 4711;
 
-int to_int(std::size_t bytes) {
-  if (bytes > static_cast<std::size_t>(INT_MAX))
-    throw Error("message of " + std::to_string(bytes) + " bytes exceeds MPI's int count");
-  return static_cast<int>(bytes);
+/// A message of any size as pieces of at most 2^30 bytes under one tag: MPI's counts are int, and
+/// messages between two ranks with the same tag arrive in the order they were sent, so piece k of a send
+/// matches piece k of its receive. `post(pointer, count)` posts one piece.
+template <class Post>
+void in_pieces(std::size_t bytes, Post post) {
+  constexpr std::size_t piece = std::size_t(1) << 30;
+  std::size_t at = 0;
+  do {
+    post(at, static_cast<int>(std::min(piece, bytes - at)));
+    at += piece;
+  } while (at < bytes);
 }
 
 /// MPI point-to-point, staged through host memory or (device_buffers) handing device pointers to MPI.
@@ -35,15 +42,16 @@ class MpiTransport final : public Transport {
   void start(const std::vector<Message>& sends, const std::vector<Message>& recvs) override {
     recvs_ = recvs;
     requests_.clear();
-    requests_.reserve(sends.size() + recvs.size());
     if (!device_buffers_) {
       host_.resize(sends.size() + recvs.size());
       for (std::size_t k = 0; k < recvs.size(); ++k) host_[k].resize(recvs[k].bytes);
     }
     for (std::size_t k = 0; k < recvs.size(); ++k) {
-      void* p = device_buffers_ ? recvs[k].buf : host_[k].data();
-      requests_.emplace_back();
-      MPI_Irecv(p, to_int(recvs[k].bytes), MPI_BYTE, recvs[k].peer, tag, comm_.native(), &requests_.back());
+      char* p = static_cast<char*>(device_buffers_ ? recvs[k].buf : host_[k].data());
+      in_pieces(recvs[k].bytes, [&](std::size_t at, int n) {
+        requests_.emplace_back();
+        MPI_Irecv(p + at, n, MPI_BYTE, recvs[k].peer, tag, comm_.native(), &requests_.back());
+      });
     }
     // The packing kernels must be done before MPI reads the buffers (copy_to_host waits by itself).
     if (device_buffers_) backend::fence();
@@ -55,8 +63,11 @@ class MpiTransport final : public Transport {
         backend::copy_to_host(h.data(), sends[k].buf, sends[k].bytes);
         p = h.data();
       }
-      requests_.emplace_back();
-      MPI_Isend(p, to_int(sends[k].bytes), MPI_BYTE, sends[k].peer, tag, comm_.native(), &requests_.back());
+      in_pieces(sends[k].bytes, [&](std::size_t at, int n) {
+        requests_.emplace_back();
+        MPI_Isend(static_cast<const char*>(p) + at, n, MPI_BYTE, sends[k].peer, tag, comm_.native(),
+                  &requests_.back());
+      });
     }
   }
 
