@@ -1,5 +1,5 @@
 #pragma once
-/// RunSpec: the validated, typed form of a YAML run configuration (DESIGN §9).
+/// RunSpec: the validated, typed form of a YAML run configuration (src/README.md, Config conventions).
 ///
 /// Plain structs with the default beside every field. io/config/config.cpp fills them from YAML,
 /// checks every value and refuses unknown keys; everything downstream (app, solvers, writers) reads
@@ -155,10 +155,11 @@ struct ParallelSpec {
 };
 
 struct ValidationSpec {
-  std::string reference = "none";  ///< none | ghia1982 | taylor_green | tgv_re1600 (3D spectral: the
-                                   ///< dissipation against the 512^3 DNS of the HiOCFD case C3.5) |
-                                   ///< kolmogorov (spectral: the laminar Kolmogorov flow from rest)
+  std::string reference = "none";  ///< none, or a validation of a case (cases/<case>/validation.cpp):
+                                   ///< ghia1982 | taylor_green | tgv_re1600 | kolmogorov
   std::string file = "";           ///< reference data file; "" = the case's shipped file
+  double tolerance = 0.0;          ///< bound on the validation's main figures (its unit: see the case's
+                                   ///< README); 0 = report the figures without a verdict
 };
 
 /// `eddy optimize` (2D spectral): the initial perturbation of largest final-state change (app/optimize.cpp).

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "eddy_validation_names.hpp"  // generated: scripts/cmake/validations.cmake
 #include "io/config/run_spec.hpp"
 
 namespace eddy::config {
@@ -30,6 +31,11 @@ struct Rule {
 };
 
 /// The value must be one of these strings.
+inline Rule one_of(const std::vector<std::string>& values) {
+  Rule r;
+  r.one_of = values;
+  return r;
+}
 inline Rule one_of(std::initializer_list<const char*> values) {
   Rule r;
   for (const char* v : values) r.one_of.emplace_back(v);
@@ -217,8 +223,10 @@ void visit(ParallelSpec& s, V& v) {
 
 template <class V>
 void visit(ValidationSpec& s, V& v) {
-  v.field("reference", s.reference, one_of({"none", "ghia1982", "taylor_green", "tgv_re1600", "kolmogorov"}));
+  // The cases' validations, by name (generated from cases/*/validation.cpp).
+  v.field("reference", s.reference, one_of(validation_references()));
   v.field("file", s.file);
+  v.field("tolerance", s.tolerance, at_least(0));
 }
 
 template <class V>

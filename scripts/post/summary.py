@@ -2,8 +2,9 @@
 
 Columns: name (the directory), ranks, steps, final time, the last kinetic energy and max |u|, million
 cell (LBM) or grid-point (spectral) updates per second over the run, the stop reason (or the error, or
-`unfinished`), and where run.log has them the Ghia deviations (cavity), the 2D Taylor-Green L2 error and
-the 3D Taylor-Green dissipation's largest deviation from the DNS in % of its peak. --keys adds values of the resolved config (e.g. the swept ones).
+`unfinished`), and where validation.csv (or, for older runs, run.log) has them the Ghia deviations
+(cavity), the 2D Taylor-Green L2 error and the 3D Taylor-Green dissipation's largest deviation from the
+DNS in % of its peak. --keys adds values of the resolved config (e.g. the swept ones).
 Standard library only, so it runs under any python3 (the Slurm sweep collector calls it).
 """
 import os
@@ -73,6 +74,16 @@ def summarize(run_dir, keys=()):
             row["ranks"] = int(m.group(1))
         elif m := ERROR.match(line.strip()):
             row["stop_reason"] = "error: " + m.group(1)
+    # validation.csv (name,metric,value,bound,passed), where the run wrote one, has the figures exactly.
+    figures = {("ghia1982", "u_max_error"): ("ghia_max_du", 1.0), ("ghia1982", "v_max_error"): ("ghia_max_dv", 1.0),
+               ("taylor_green", "velocity_l2_error"): ("taylor_green_l2", 1.0),
+               ("tgv_re1600", "dissipation_max_deviation"): ("tgv_max_deps_pct", 100.0)}
+    if (d / "validation.csv").is_file():
+        for line in (d / "validation.csv").read_text().splitlines()[1:]:
+            fields = line.split(",")
+            if len(fields) == 5 and (fields[0], fields[1]) in figures:
+                column, scale = figures[(fields[0], fields[1])]
+                row[column] = float(fields[2]) * scale
     if row["stop_reason"] is None:
         row["stop_reason"] = "unfinished" if text else "no run.log"
     for k in keys:

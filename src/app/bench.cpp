@@ -351,7 +351,8 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
 
 /// The spectral step against its FFT floor: the classical step's transforms (3D: 9 a stage, 36 with RK4,
 /// where the step runs 8 a stage: spectral/navier_stokes_k.hpp), full, timed alone in the same process on
-/// the same buffers (DESIGN §5); and against the transforms the step runs, pruned.
+/// the same buffers (src/README.md, Pseudo-spectral Navier-Stokes); and against the transforms the step runs,
+/// pruned.
 double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   const SpectralCase c = make_spectral_case(spec, comm);
   const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);

@@ -107,36 +107,29 @@ void info(const parallel::Comm& comm) {
   log::info("backend:   " + d.backend + " (" + d.runtime + ")");
   log::info(std::string("HDF5:      ") +
             (io::hdf5_is_parallel() ? "parallel (collective writes)" : "serial (blocks gathered to rank 0)"));
-  int major = 0, minor = 0;
-  MPI_Get_version(&major, &minor);
-  log::info("MPI:       " + std::to_string(major) + "." + std::to_string(minor) + ", " +
-            std::to_string(comm.size()) + " rank(s); device memory: " + parallel::mpi_device_support());
+  log::info("MPI:       " + parallel::Comm::mpi_version() + ", " + std::to_string(comm.size()) +
+            " rank(s); device memory: " + parallel::mpi_device_support());
   log::info("devcomm:   " + backend::device_comm_version());
   log::info("peer:      " +
             (backend::peer_copy_available()
                  ? std::string("copies between the GPUs of one host (CUDA IPC; parallel.comm: peer)")
                  : "none: " + backend::peer_copy_unavailable_reason()));
-  // rank -> host -> device, gathered in rank order
-  std::string mine = "  rank " + std::to_string(comm.rank()) + " on " + parallel::Comm::hostname() + ": " +
-                     (d.device_count > 0 ? d.name + " #" + std::to_string(d.device_id) + " of " +
-                                               std::to_string(d.device_count)
-                                         : d.name + ", " + std::to_string(d.threads) + " OpenMP threads");
-  for (int r = 0; r < comm.size(); ++r) {
-    std::string line = mine;
-    if (r != 0) {
-      if (comm.rank() == r)
-        MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, 0, 7, comm.native());
-      if (comm.root()) {
-        MPI_Status st;
-        MPI_Probe(r, 7, comm.native(), &st);
-        int n = 0;
-        MPI_Get_count(&st, MPI_CHAR, &n);
-        line.resize(static_cast<std::size_t>(n));
-        MPI_Recv(line.data(), n, MPI_CHAR, r, 7, comm.native(), MPI_STATUS_IGNORE);
-      }
-    }
-    log::info(line);
-  }
+  // rank -> host -> device in rank order, and the hosts (one line per rank: O(ranks) text on every rank).
+  const std::string mine =
+      "  rank " + std::to_string(comm.rank()) + " on " + parallel::Comm::hostname() + ": " +
+      (d.device_count > 0
+           ? d.name + " #" + std::to_string(d.device_id) + " of " + std::to_string(d.device_count)
+           : d.name + ", " + std::to_string(d.threads) + " OpenMP threads");
+  const std::vector<std::string> hosts = comm.allgather(parallel::Comm::hostname());
+  std::vector<std::string> distinct;
+  for (const std::string& h : hosts)
+    if (std::find(distinct.begin(), distinct.end(), h) == distinct.end()) distinct.push_back(h);
+  std::string list;
+  for (const std::string& h : distinct)
+    list += (list.empty() ? "" : ", ") + h + " (" +
+            std::to_string(std::count(hosts.begin(), hosts.end(), h)) + " rank(s))";
+  log::info("hosts:     " + std::to_string(distinct.size()) + ": " + list);
+  for (const std::string& line : comm.allgather(mine)) log::info(line);
 }
 
 /// `eddy bench SUITE_DIR`: every *.yaml of the directory in name order, the --set overrides applied to each,
@@ -196,10 +189,7 @@ int main_entry(int argc, char** argv) {
     }
     if (a.verb == "validate") {  // no device needed: works on a login node
       const config::RunSpec spec = config::load_file(a.config, a.sets);
-      if (spec.validation.reference == "ghia1982")
-        read_ghia(
-            spec.validation.file.empty() ? default_ghia_file(spec.physics.reynolds) : spec.validation.file,
-            spec.physics.reynolds);
+      check_validation(spec);
       log::info(a.config + ": valid");
       return exit_ok;
     }

@@ -1,5 +1,5 @@
 #pragma once
-/// The `eddy` command line (DESIGN §8): run, validate, bench, info.
+/// The `eddy` command line (src/README.md, Command line): run, validate, bench, info, optimize.
 namespace eddy::app {
 
 /// Parse the arguments, run the verb and return the process exit code (0, 1, 2 or 3).

@@ -112,8 +112,8 @@ CoefficientSummary summarize(const CoefficientSeries& s, double length, double v
   return r;
 }
 
-double extrapolate_to_wall(const std::vector<double>& field, const Int3& cells, int dims, double dx,
-                           const Real3& p, const Real3& out) {
+double extrapolate_to_wall(const std::function<double(const Int3&)>& cell_value, const Int3& cells, int dims,
+                           double dx, const Real3& p, const Real3& out) {
   auto sample = [&](double s) {
     double pos[3], frac[3];
     index_t i0[3];
@@ -133,12 +133,34 @@ double extrapolate_to_wall(const std::vector<double>& field, const Int3& cells, 
         idx[d] = i0[d] + bit;
         if (d < dims) w *= bit ? frac[d] : 1.0 - frac[d];
       }
-      v += w * field[static_cast<std::size_t>((idx[2] * cells[1] + idx[1]) * cells[0] + idx[0])];
+      v += w * cell_value({idx[0], idx[1], idx[2]});
     }
     return v;
   };
   // Lagrange weights at 0 of the nodes 1.5, 2.5, 3.5.
   return 4.375 * sample(1.5) - 5.25 * sample(2.5) + 1.875 * sample(3.5);
+}
+
+double extrapolate_to_wall(const std::vector<double>& local, const io::Block& block, double dx,
+                           const Real3& point, const Real3& out, const parallel::Comm& comm) {
+  std::vector<Int3> need;
+  extrapolate_to_wall([&](const Int3& c) { return need.push_back(c), 0.0; }, block.global, block.dims, dx,
+                      point, out);
+  std::vector<double> values(need.size(), 0.0);
+  for (std::size_t k = 0; k < need.size(); ++k) {
+    const Int3 c = need[k];
+    bool mine = true;
+    for (std::size_t a = 0; a < 3; ++a)
+      mine = mine && c[a] >= block.offset[a] && c[a] < block.offset[a] + block.extent[a];
+    if (mine)
+      values[k] = local[static_cast<std::size_t>(
+          ((c[2] - block.offset[2]) * block.extent[1] + (c[1] - block.offset[1])) * block.extent[0] +
+          (c[0] - block.offset[0]))];
+  }
+  comm.sum(values);  // each cell has one owner: exact
+  std::size_t k = 0;
+  return extrapolate_to_wall([&](const Int3&) { return values[k++]; }, block.global, block.dims, dx, point,
+                             out);
 }
 
 }  // namespace eddy::app

@@ -1,12 +1,15 @@
 #pragma once
 /// The config's `geometry.bodies` as Shapes, and what the LBM run reports about them: forces, drag and
 /// lift coefficients, the pressure difference across a body and the Strouhal number of its lift.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "geometry/shape.hpp"
 #include "io/config/run_spec.hpp"
+#include "io/hdf5/block.hpp"
+#include "parallel/comm.hpp"
 
 namespace eddy::app {
 
@@ -36,8 +39,15 @@ CoefficientSummary summarize(const CoefficientSeries& s, double length, double v
 
 /// Pressure at a point of the fluid next to a body: quadratic extrapolation along the unit vector `out`
 /// (pointing into the fluid) from multilinear interpolations at 1.5, 2.5 and 3.5 cells from the point.
-/// `field` is a cell field of the whole grid (x fastest), cell centres at (i + 1/2) dx.
-double extrapolate_to_wall(const std::vector<double>& field, const Int3& cells, int dims, double dx,
-                           const Real3& point, const Real3& out);
+/// `cell_value` gives the field at a global cell of a grid of `cells` (cell centres at (i + 1/2) dx); it
+/// is called for the same cells in the same order on every call with the same geometry.
+double extrapolate_to_wall(const std::function<double(const Int3&)>& cell_value, const Int3& cells, int dims,
+                           double dx, const Real3& point, const Real3& out);
+
+/// The same from a field distributed over ranks: `local` is this rank's box `block` of it (x fastest).
+/// The few cells the stencil needs are fetched exactly from the ranks that own them, so every rank gets
+/// the one-rank value bit for bit. Collective.
+double extrapolate_to_wall(const std::vector<double>& local, const io::Block& block, double dx,
+                           const Real3& point, const Real3& out, const parallel::Comm& comm);
 
 }  // namespace eddy::app

@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "app/geometry_case.hpp"
-#include "cases/taylor_green/taylor_green.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "field/taylor_green.hpp"
 #include "parallel/halo.hpp"
 
 namespace eddy::app {

@@ -1,10 +1,12 @@
 #include "app/output.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "io/hdf5/xdmf.hpp"
@@ -190,7 +192,24 @@ RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, c
                   r.ms_per_step, " ms/step (", r.mlups, " million points/s) over the run"));
   for (const sim::Timing& t : simulation.timings())
     log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
+  log_memory(out.comm());
   return r;
+}
+
+void log_memory(const parallel::Comm& comm) {
+  // One number per rank, gathered: O(ranks), not O(cells).
+  auto spread = [&](double mine) {
+    std::vector<double> all;
+    for (const std::string& s : comm.allgather(std::to_string(mine))) all.push_back(std::stod(s));
+    std::vector<double> sorted = all;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    return cat("rank 0 ", all[0] / 1048576.0, " MiB, median ", median / 1048576.0, " MiB, max ",
+               sorted.back() / 1048576.0, " MiB over ", n, " rank(s)");
+  };
+  log::info("peak host memory (resident): " + spread(double(peak_resident_bytes())));
+  log::info("peak device memory (eddy's allocations): " + spread(double(backend::memory_usage().peak)));
 }
 
 std::string RunOutput::duration(double s) {

@@ -1,6 +1,6 @@
 #pragma once
-/// The output directory of a run and what goes in it (DESIGN §7), shared by every solver: run.log,
-/// field files with their XDMF, diagnostics.csv and the progress line.
+/// The output directory of a run and what goes in it (src/README.md, Output files), shared by every solver:
+/// run.log, field files with their XDMF, diagnostics.csv and the progress line.
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -28,7 +28,7 @@ namespace eddy::app {
 
 /// One field to write: this rank's block of it, x fastest, `ncomp` values per cell (0 = scalar).
 struct FieldData {
-  std::string name;  ///< dataset name (DESIGN §7): velocity, density, pressure, vorticity
+  std::string name;  ///< dataset name (src/README.md, Output files): velocity, density, pressure, vorticity
   const double* data = nullptr;
   int ncomp = 0;
   std::string units;  ///< stored as the dataset's `units` attribute
@@ -55,6 +55,7 @@ class RunOutput {
   ~RunOutput();
 
   const std::filesystem::path& dir() const { return dir_; }
+  const parallel::Comm& comm() const { return comm_; }
   /// The directory a run will use: --out, else output.dir, else out/<name>.
   static std::filesystem::path directory(const config::RunSpec& spec, const RunOptions& opt);
 
@@ -117,5 +118,9 @@ RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, c
                      long start_step, bool restarted,
                      const std::function<void(const sim::Clock&)>& write_checkpoint, double points,
                      bool lbm_rate);
+
+/// run.log lines with each rank's peak host (resident) and device memory: rank 0's, the median and the
+/// largest. Collective.
+void log_memory(const parallel::Comm& comm);
 
 }  // namespace eddy::app

@@ -1,13 +1,13 @@
 #pragma once
 /// `eddy run`: build the decomposition, fields, solver, simulation and writers from a RunSpec, run,
 /// and print the validation. Tests call run() directly, so they exercise what users run.
-#include <optional>
 #include <string>
+#include <vector>
 
 #include "app/geometry_case.hpp"
 #include "app/validation.hpp"
-#include "cases/taylor_green/tgv_reference.hpp"
 #include "io/config/run_spec.hpp"
+#include "io/hdf5/block.hpp"
 #include "parallel/comm.hpp"
 
 namespace eddy::app {
@@ -34,17 +34,16 @@ struct RunResult {
   bool interrupted = false;  ///< stopped early (signal, wall time) with a checkpoint written
   double mlups = 0.0;        ///< million lattice-cell updates per second, whole run
   std::string out_dir;
-  std::optional<GhiaComparison> ghia;       ///< when validation.reference is ghia1982
-  double taylor_green_error = -1.0;         ///< when validation.reference is taylor_green (2D): relative L2
-                                            ///< error of the velocity against the exact solution
-  double kolmogorov_error = -1.0;           ///< when validation.reference is kolmogorov (spectral): relative
-                                            ///< L2 error against the laminar profile at the final time
-  std::vector<double> diagnostics;          ///< spectral: the last diagnostics.csv row after step,time
-  std::vector<double> velocity;             ///< final velocity [m/s], interior cells of rank 0's block,
-                                            ///< x fastest, `dims` components (for tests and validation)
-  double ms_per_step = 0.0;                 ///< wall-clock milliseconds per time step, whole run (spectral)
-  std::optional<cases::TgvComparison> tgv;  ///< when validation.reference is tgv_re1600 (spectral, 3D)
-  std::vector<BodyReport> bodies;           ///< LBM with geometry.bodies: per body, on rank 0
+  std::vector<ValidationResult> validations;  ///< the figures of validation.reference (empty for none)
+  std::vector<double> diagnostics;            ///< spectral: the last diagnostics.csv row after step,time
+  io::Block block;                            ///< this rank's box of the grid (interior cells)
+  std::vector<double> velocity;               ///< final velocity [m/s] on this rank's box, x fastest,
+                                              ///< `block.dims` components
+  double ms_per_step = 0.0;                   ///< wall-clock milliseconds per time step, whole run (spectral)
+  std::vector<BodyReport> bodies;             ///< LBM with geometry.bodies: per body, on every rank
+
+  /// The value of a validation figure (ValidationResult::metric); NaN when the run did not compute it.
+  double metric(const std::string& name) const { return app::metric(validations, name); }
 };
 
 /// Run the configured case to its end. Collective over `comm`.

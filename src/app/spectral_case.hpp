@@ -26,7 +26,7 @@ struct SpectralCase {
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm);
 
 /// parallel.autotune: every process grid [1, P1, P2] (P1 P2 = P) the 3D solver can run on the box of
-/// `spec` is timed with the transforms of one nonlinear term (3 backward, 6 forward, pruned and overlapped
+/// `spec` is timed with the transforms of one step (Solver::transforms_of_step: pruned and overlapped
 /// as the solver runs them, through a fresh exchange of parallel.comm; 3 warm-up passes, which also let
 /// parallel.comm: auto settle, then the median of 3, the slowest rank's), and the fastest is returned
 /// (ties: the smaller P1, slabs first), as cuDecomp's autotuner chooses its grid. Every rank returns the

@@ -6,22 +6,21 @@
 #include <limits>
 #include <vector>
 
+#include "app/model.hpp"
 #include "app/output.hpp"
 #include "app/run.hpp"
 #include "app/spectral_case.hpp"
 #include "app/stop.hpp"
 #include "app/validation.hpp"
 #include "backend/backend.hpp"
-#include "cases/taylor_green/taylor_green.hpp"
-#include "cases/taylor_green/tgv_reference.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "field/taylor_green.hpp"
 #include "io/hdf5/checkpoint.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "parallel/decomposition.hpp"
 #include "parallel/transpose.hpp"
 #include "sim/simulation.hpp"
-#include "spectral/slab_fft.hpp"
 #include "spectral/spectral_solver.hpp"
 
 namespace eddy::app {
@@ -29,29 +28,20 @@ using log::cat;
 
 namespace {
 
-/// Seconds per pass of the transforms of one products() of the 3D step (3 backward, 6 forward, as the
-/// solver runs them: pruned, field by field overlapped as parallel.overlap says) on the process grid of
-/// `c`, through a fresh exchange of parallel.comm: the median of 3 passes after 3 warm-up passes (which
-/// also let parallel.comm: auto settle on its transport), fenced, the slowest rank's. Collective.
-template <class T>
+/// Seconds per pass of the transforms of one step, as the solver runs them (Solver::transforms_of_step:
+/// pruned, field by field overlapped as parallel.overlap says), on the process grid of `c` through a fresh
+/// exchange of parallel.comm: the median of 3 passes after 3 warm-up passes (which also let
+/// parallel.comm: auto settle on its transport), fenced, the slowest rank's. Collective.
 double time_transforms(const config::RunSpec& spec, const SpectralCase& c, const parallel::Comm& comm) {
   const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
-  const spectral::Setup& s = c.setup;
-  const spectral::Grid g =
-      spectral::Grid::make(s.dims, s.cells, s.length, *exchange, spec.numerics.dealiasing == "phase_shift");
-  spectral::SlabFft<T> fft(g, *exchange, spec.parallel.overlap);
-  backend::DeviceArray<T> phys(static_cast<std::size_t>(6 * fft.real_stride()));
-  backend::DeviceArray<backend::Complex<T>> modes(static_cast<std::size_t>(6 * fft.complex_stride()));
-  const auto pass = [&] {  // zeros in, zeros out: the timing does not depend on the values
-    fft.backward(modes.data(), phys.data(), 3, spectral::Modes::kept);
-    fft.forward(phys.data(), modes.data(), 6, spectral::Modes::kept);
-  };
+  const auto solver = spectral::make_solver(c.setup, *exchange);
   std::vector<double> t;
   for (int k = 0; k < 6; ++k) {
     backend::fence();
     comm.barrier();
     const auto t0 = std::chrono::steady_clock::now();
-    pass();
+    solver->transforms_of_step(k == 0,
+                               true);  // zeros in, zeros out: the timing does not depend on the values
     backend::fence();
     if (k >= 3)
       t.push_back(comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
@@ -78,13 +68,12 @@ std::vector<long> tune_process_grid(const config::RunSpec& spec, const parallel:
     } catch (const InputError&) {
       continue;
     }
-    const double sec = spec.numerics.precision == "fp32" ? time_transforms<float>(spec, c, comm)
-                                                         : time_transforms<double>(spec, c, comm);
+    const double sec = time_transforms(spec, c, comm);
     report += cat(report.empty() ? "" : ", ", "[1, ", p1, ", ", P / p1, "] ", sec * 1e3, " ms");
     if (best.empty() || sec < best_s) best = candidate.parallel.ranks, best_s = sec;
   }
-  log::info(cat("parallel.autotune: the transforms of one nonlinear term (3 backward, 6 forward) on ", report,
-                "; keeping [1, ", best[1], ", ", best[2], "]"));
+  log::info(cat("parallel.autotune: the transforms of one step on ", report, "; keeping [1, ", best[1], ", ",
+                best[2], "]"));
   return best;
 }
 
@@ -197,7 +186,7 @@ void initialize(spectral::Solver& solver, const config::RunSpec& spec, const Spe
   }
   if (spec.initial.type == "taylor_green") {
     // Sampled on the device, in the solver's precision: no host array (1024^3 x 3 doubles = 25.8 GB).
-    cases::TaylorGreen tg;
+    field::TaylorGreen tg;
     tg.dims = g.dims;
     tg.U = c.velocity;
     tg.L = spec.domain.length[0];
@@ -251,28 +240,122 @@ void check_restart_time_step(const io::CheckpointMeta& ckpt, double fixed_dt, co
                          " s; use that value or 0 (then the checkpoint's dt is kept)"));
 }
 
+/// The spectral solver as the run sees it.
+class SpectralModel final : public Model {
+ public:
+  SpectralModel(const config::RunSpec& spec, const SpectralCase& c, spectral::Solver& solver, double dt)
+      : spec_(spec), c_(c), s_(c.setup), solver_(solver), dt_(dt) {
+    const spectral::Grid& g = solver.grid();
+    io::Block block = io::Block::whole(s_.dims, s_.cells);
+    block.offset = c.slabs.mine().offset;
+    block.extent = c.slabs.mine().extent;
+    grid_ = {block, {c.dx[0], c.dx[1], s_.dims == 3 ? c.dx[2] : c.dx[0]}};
+    k_max_ = s_.dealiasing == "phase_shift" ? g.kf[0] * std::sqrt(2.0) / 3.0 * double(g.n[0])
+                                            : g.kf[0] * double(g.kmax[0]);
+  }
+
+  void step() override { solver_.step(dt_); }
+  const FieldGrid& grid() const override { return grid_; }
+  /// Velocity and vorticity in physical space.
+  std::vector<FieldData> fields() override {
+    solver_.velocity(vel_);
+    solver_.vorticity(vort_);
+    return {{"velocity", vel_.data(), s_.dims, "m/s"},
+            {"vorticity", vort_.data(), s_.dims == 3 ? 3 : 0, "1/s"}};
+  }
+  /// The shell-averaged energy spectrum beside the fields: sum(energy_spectrum) * dk = kinetic energy.
+  std::vector<GlobalData> globals() override {
+    spectral::Spectrum sp = solver_.spectrum();
+    return {{"wavenumber", std::move(sp.k), "1/m"}, {"energy_spectrum", std::move(sp.energy), "m^3/s^2"}};
+  }
+
+  /// NaN/Inf, or a CFL number past the stepper's limit.
+  std::string health(const sim::Clock&) override {
+    stats_ = solver_.stats();
+    const double cfl = stats_.cfl(dt_, c_.dx);
+    if (stats_.nonfinite == 0 && cfl <= c_.max_cfl) return "";
+    return stats_.nonfinite > 0 ? cat(stats_.nonfinite, " grid points with NaN/Inf velocity")
+                                : cat("the CFL number reached ", cfl, ", above ", c_.max_cfl,
+                                      " (numerics.max_cfl, or the ", s_.stepper, " limit)");
+  }
+  std::string remedy() const override {
+    return "use a smaller numerics.dt or numerics.cfl, or refine the grid";
+  }
+
+  /// 3D adds the small-scale statistics of isotropic turbulence: Taylor-scale Reynolds number
+  /// Re_lambda = u' lambda / nu with u' = sqrt(2E/3), lambda = sqrt(15 nu u'^2 / eps) (Pope 2000,
+  /// Eq. 6.64); the velocity-derivative skewness averaged over x, y, z; and k_max eta, eta =
+  /// (nu^3 / eps)^(1/4), k_max the largest wave number the dealiasing keeps along an axis.
+  std::vector<std::string> columns() const override {
+    std::vector<std::string> columns{"kinetic_energy", "enstrophy", "dissipation", "minus_dEdt",
+                                     "max_velocity",   "cfl",       "ms_per_step", "injection"};
+    if (s_.dims == 3) columns.insert(columns.end(), {"re_lambda", "skewness", "kmax_eta"});
+    return columns;
+  }
+  DiagnosticRow diagnostics(const sim::Clock&) override {
+    const spectral::Stats& st = stats_;
+    const double cfl = st.cfl(dt_, c_.dx);
+    DiagnosticRow row;
+    row.values = {st.kinetic_energy, st.enstrophy, st.dissipation, 0.0, st.max_velocity, cfl, 0.0,
+                  st.injection};
+    if (s_.dims == 3) {
+      const double u2 = 2.0 * st.kinetic_energy / 3.0, eps = st.dissipation;
+      const double lambda = eps > 0 ? std::sqrt(15.0 * s_.nu * u2 / eps) : 0.0;
+      const double eta = eps > 0 ? std::pow(s_.nu * s_.nu * s_.nu / eps, 0.25) : 0.0;
+      row.values.insert(row.values.end(), {s_.nu > 0 ? std::sqrt(u2) * lambda / s_.nu : 0.0,
+                                           solver_.gradient_moments().skewness(), k_max_ * eta});
+    }
+    row.kinetic_energy = st.kinetic_energy, row.dissipation = st.dissipation,
+    row.max_velocity = st.max_velocity;
+    row.stability = "CFL", row.stability_value = cfl;
+    return row;
+  }
+  Rate rate() const override { return Rate::ms_per_step; }
+  Dissipation dissipation() const override { return Dissipation::column; }
+  double points() const override { return double(solver_.grid().total_points()); }
+
+  /// The spectral coefficients (state_block): an exact restart on any decomposition.
+  CheckpointData checkpoint() override {
+    return {state_block(solver_.grid()), solver_.state_values(), solver_.state_bytes(), solver_.save_state()};
+  }
+  io::CheckpointMeta checkpoint_meta() const override {
+    return app::checkpoint_meta(spec_, "spectral", s_.stepper);
+  }
+  double viscosity() const override { return s_.nu; }
+  void velocity(std::vector<double>& out) override { solver_.velocity(out); }
+
+ private:
+  const config::RunSpec& spec_;
+  const SpectralCase& c_;
+  const spectral::Setup& s_;
+  spectral::Solver& solver_;
+  double dt_;
+  FieldGrid grid_;
+  double k_max_ = 0.0;
+  spectral::Stats stats_;
+  std::vector<double> vel_, vort_;
+};
+
 }  // namespace
 
 RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
+  check_validation(spec);
   const SpectralCase c = make_spectral_case(spec, comm);
   const spectral::Setup& s = c.setup;
-  const io::CheckpointMeta meta_now = checkpoint_meta(spec, "spectral", s.stepper);
   // Everything that can be bad input is checked before the output directory exists: a restart, and the
   // CFL of the initial state.
-  const Restart found = find_restart(spec, opt, meta_now, "time stepper (numerics.time_stepper)", comm);
-  if (!found.path.empty()) check_restart_time_step(found.meta, spec.numerics.dt, found.path);
-  const std::string& restart_path = found.path;
-  const io::CheckpointMeta& restart = found.meta;
+  const Restart restart = find_restart(spec, opt, checkpoint_meta(spec, "spectral", s.stepper),
+                                       "time stepper (numerics.time_stepper)", comm);
+  if (!restart.path.empty()) check_restart_time_step(restart.meta, spec.numerics.dt, restart.path);
+  const RunStart start{restart.meta.step, !restart.path.empty()};
   const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
   auto solver = spectral::make_solver(s, *exchange);
-  const spectral::Grid& g = solver->grid();
-  const io::Block ckpt_block = state_block(g);
   double dt = 0.0;
-  if (!restart_path.empty()) {
-    solver->load_state(
-        io::read_checkpoint_state(restart_path, ckpt_block, solver->state_values(), solver->state_bytes()),
-        restart.step);
-    dt = restart.step > 0 ? restart.time / double(restart.step) : time_step(spec, c, solver->stats());
+  if (start.restarted) {
+    solver->load_state(io::read_checkpoint_state(restart.path, state_block(solver->grid()),
+                                                 solver->state_values(), solver->state_bytes()),
+                       start.step);
+    dt = start.step > 0 ? restart.meta.time / double(start.step) : time_step(spec, c, solver->stats());
   } else {
     initialize(*solver, spec, c);
     const spectral::Stats s0 = solver->stats();
@@ -287,10 +370,10 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   }
 
   RunOutput out(spec, opt, comm);
-  const index_t points = g.total_points();
-  if (!restart_path.empty()) {
-    out.resume_at(restart.step);
-    log::info(cat("restarted from ", restart_path, " at step ", restart.step, ", t = ", restart.time, " s"));
+  if (start.restarted) {
+    out.resume_at(start.step);
+    log::info(
+        cat("restarted from ", restart.path, " at step ", start.step, ", t = ", restart.meta.time, " s"));
   }
   const std::string parts = c.p1 > 1 ? cat(" pencils (", c.p1, " x ", comm.size() / c.p1, ")") : " slab(s)";
   if (comm.size() > 1) log::info(cat(parts.substr(1), " transposes through ", exchange->name()));
@@ -304,173 +387,13 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                 s.drag > 0 ? cat(", drag ", s.drag, " 1/s") : std::string(), "; dt = ", dt, " s (CFL limit ",
                 c.max_cfl, "); ", solver->bytes_allocated() / 1048576.0, " MiB on the device (rank 0)"));
 
+  SpectralModel model(spec, c, *solver, dt);
   sim::Simulation simulation(dt, {spec.run.end_time, spec.run.steps});
-  simulation.set_step_count(restart.step);
-  simulation.set_step([&] { solver->step(dt); });
+  simulation.set_step_count(start.step);
+  simulation.set_step([&] { model.step(); });
   simulation.set_sync([] { backend::fence(); });
   simulation.set_stop_check(spec.run.stop_check_every, make_stop_check(spec, comm));
-  const long planned = simulation.planned_steps();
-
-  // Fields in physical space: velocity and vorticity.
-  io::Block block = io::Block::whole(s.dims, s.cells);
-  block.offset = c.slabs.mine().offset;
-  block.extent = c.slabs.mine().extent;
-  const FieldGrid grid{block, {c.dx[0], c.dx[1], s.dims == 3 ? c.dx[2] : c.dx[0]}};
-  std::vector<double> vel, vort;
-  auto field_data = [&] {
-    solver->velocity(vel);
-    solver->vorticity(vort);
-    return std::vector<FieldData>{{"velocity", vel.data(), s.dims, "m/s"},
-                                  {"vorticity", vort.data(), s.dims == 3 ? 3 : 0, "1/s"}};
-  };
-  // The shell-averaged energy spectrum beside the fields: sum(energy_spectrum) * dk = kinetic energy.
-  auto spectrum_data = [&] {
-    spectral::Spectrum sp = solver->spectrum();
-    return std::vector<GlobalData>{{"wavenumber", std::move(sp.k), "1/m"},
-                                   {"energy_spectrum", std::move(sp.energy), "m^3/s^2"}};
-  };
-
-  // Health: NaN/Inf, or a CFL number past the stepper's limit, stops the run (exit 3) after writing the
-  // fields as FAILED_<name>_<step>.h5.
-  auto health = [&](const sim::Clock& clk) {
-    const spectral::Stats st = solver->stats();
-    const double cfl = st.cfl(dt, c.dx);
-    if (st.nonfinite == 0 && cfl <= c.max_cfl) return st;
-    const std::string what = st.nonfinite > 0 ? cat(st.nonfinite, " grid points with NaN/Inf velocity")
-                                              : cat("the CFL number reached ", cfl, ", above ", c.max_cfl,
-                                                    " (numerics.max_cfl, or the ", s.stepper, " limit)");
-    out.write_failed_fields(clk.step, clk.time, grid, field_data());
-    throw NumericalError(
-        cat("step ", clk.step, ", t = ", clk.time, " s: ", what,
-            " (unstable: use a smaller numerics.dt or numerics.cfl, or refine the grid); the fields "
-            "are in fields/FAILED_",
-            spec.name, "_<step>.h5; checkpoints already written are kept"));
-  };
-
-  // Diagnostics (DESIGN §5 conventions) and the progress line.
-  // 3D adds the small-scale statistics of isotropic turbulence: Taylor-scale Reynolds number
-  // Re_lambda = u' lambda / nu with u' = sqrt(2E/3), lambda = sqrt(15 nu u'^2 / eps) (Pope 2000, Eq. 6.64);
-  // the velocity-derivative skewness averaged over x, y, z; and k_max eta, eta = (nu^3 / eps)^(1/4), k_max
-  // the largest wave number the dealiasing keeps along an axis.
-  std::vector<std::string> columns{"kinetic_energy", "enstrophy", "dissipation", "minus_dEdt",
-                                   "max_velocity",   "cfl",       "ms_per_step", "injection"};
-  if (s.dims == 3) columns.insert(columns.end(), {"re_lambda", "skewness", "kmax_eta"});
-  out.open_diagnostics(columns);
-  const double k_max = s.dealiasing == "phase_shift" ? g.kf[0] * std::sqrt(2.0) / 3.0 * double(g.n[0])
-                                                     : g.kf[0] * double(g.kmax[0]);
-  std::vector<double> series_t, series_eps, series_e;
-  std::vector<double> last_row;
-  double last_wall = 0.0, last_e = 0.0, last_t = 0.0;
-  long last_step = -1;
-  // A restart continues from the earlier run's rows: minus_dEdt of the first new row and the validation
-  // series cover the whole run.
-  const io::DiagnosticsCsv& csv = out.diagnostics_csv();
-  const std::size_t ke_at = csv.position("kinetic_energy"), eps_at = csv.position("dissipation");
-  for (const std::vector<double>& r : csv.earlier_rows()) {
-    series_t.push_back(r[1]), series_eps.push_back(r[eps_at]), series_e.push_back(r[ke_at]);
-    last_step = static_cast<long>(r[0]), last_e = r[ke_at], last_t = r[1];
-  }
-  auto diagnostics = [&](const sim::Clock& clk) {
-    const spectral::Stats st = health(clk);
-    const double cfl = st.cfl(dt, c.dx);
-    const double step_s = simulation.step_seconds();
-    const double ms = clk.step > last_step && last_step >= 0
-                          ? 1e3 * (step_s - last_wall) / double(clk.step - last_step)
-                          : 0.0;
-    const double minus_dedt = last_step >= 0 && clk.time > last_t
-                                  ? (last_e - st.kinetic_energy) / (clk.time - last_t)
-                                  : std::numeric_limits<double>::quiet_NaN();
-    last_wall = step_s, last_step = clk.step, last_e = st.kinetic_energy, last_t = clk.time;
-    std::vector<double> row{
-        st.kinetic_energy, st.enstrophy, st.dissipation, minus_dedt, st.max_velocity, cfl, ms, st.injection};
-    if (s.dims == 3) {
-      const double u2 = 2.0 * st.kinetic_energy / 3.0, eps = st.dissipation;
-      const double lambda = eps > 0 ? std::sqrt(15.0 * s.nu * u2 / eps) : 0.0;
-      const double eta = eps > 0 ? std::pow(s.nu * s.nu * s.nu / eps, 0.25) : 0.0;
-      row.insert(row.end(), {s.nu > 0 ? std::sqrt(u2) * lambda / s.nu : 0.0,
-                             solver->gradient_moments().skewness(), k_max * eta});
-    }
-    out.diagnostics(clk.step, clk.time, row);
-    last_row = row;
-    series_t.push_back(clk.time), series_eps.push_back(st.dissipation), series_e.push_back(st.kinetic_energy);
-    std::string eta;
-    if (planned > 0 && clk.step > restart.step)
-      eta = " ETA " +
-            RunOutput::duration(step_s / double(clk.step - restart.step) * double(planned - clk.step));
-    char b[240];
-    std::snprintf(
-        b, sizeof b, "step %8ld  t %.4e s  %8.2f ms/step %s E %.6e  eps %.6e  max|u| %.3e m/s  CFL %.3f",
-        clk.step, clk.time, ms, eta.c_str(), st.kinetic_energy, st.dissipation, st.max_velocity, cfl);
-    log::info(b);
-  };
-  simulation.add("diagnostics", spec.output.diagnostics.every, diagnostics, true);
-  simulation.add("health", Schedule{spec.run.check_every, 0.0}, [&](const sim::Clock& clk) { health(clk); });
-
-  auto write_fields = [&](const sim::Clock& clk) {
-    out.write_fields(clk.step, clk.time, grid, field_data(), spectrum_data());
-  };
-  if (spec.output.fields.every.enabled() || spec.output.fields.at_end)
-    simulation.add("fields", spec.output.fields.every, write_fields, spec.output.fields.at_end);
-
-  // Checkpoints (the spectral coefficients: an exact restart, on any rank count): on their schedule, and
-  // whenever the run stops early.
-  auto write_checkpoint = [&](const sim::Clock& clk) {
-    const std::vector<unsigned char> state = solver->save_state();
-    io::CheckpointMeta m = meta_now;
-    m.step = clk.step, m.time = clk.time;
-    const std::string path = io::write_checkpoint(
-        out.dir(), m, {&ckpt_block, solver->state_values(), solver->state_bytes(), state.data()},
-        spec.output.checkpoint.keep, comm);
-    log::info("checkpoint " + path);
-  };
-
-  RunResult r = run_to_end(simulation, spec, out, restart.step, !restart_path.empty(), write_checkpoint,
-                           double(points), false);
-  const sim::Clock& clk = simulation.clock();
-  r.diagnostics = last_row;
-  if (r.interrupted) return r;
-
-  solver->velocity(vel);
-  r.velocity = parallel::gather_to_root(vel, c.slabs, s.dims, comm);
-  if (spec.validation.reference == "taylor_green" && s.dims == 2) {
-    cases::TaylorGreen tg;
-    tg.dims = 2;
-    tg.U = c.velocity;
-    tg.L = spec.domain.length[0];
-    tg.nu = s.nu;
-    const double e =
-        comm.root() ? taylor_green_error(r.velocity, s.cells[0], s.cells[1], c.dx[0], tg, clk.time) : -1.0;
-    r.taylor_green_error = comm.max(e);
-    log::info(cat("Taylor-Green vortex: relative L2 error of the velocity against the exact solution at t = ",
-                  clk.time, " s: ", r.taylor_green_error));
-  } else if (spec.validation.reference == "kolmogorov") {
-    // From rest, u = U(t) sin(k_f y) x with U(t) = F / lambda (1 - exp(-lambda t)), lambda = nu k_f^2 + mu
-    // (+ hyperviscosity): the advection term of a parallel shear flow vanishes identically.
-    const double kf = g.kf[1] * double(s.forcing.mode), k2 = kf * kf;
-    const double lambda = s.nu * k2 + s.hyperviscosity * std::pow(k2, s.hyperviscosity_order) + s.drag;
-    const double amp = s.forcing.amplitude / lambda * (1.0 - std::exp(-lambda * clk.time));
-    double e = -1.0;
-    if (comm.root()) {
-      double e2 = 0, n2 = 0;
-      const auto nx = static_cast<std::size_t>(s.cells[0]), ny = static_cast<std::size_t>(s.cells[1]);
-      for (std::size_t i = 0; i < r.velocity.size() / static_cast<std::size_t>(s.dims); ++i) {
-        const std::size_t y = i / nx % ny;
-        const double exact = amp * std::sin(kf * (double(y) + 0.5) * c.dx[1]);
-        for (int d = 0; d < s.dims; ++d) {
-          const double v = r.velocity[i * static_cast<std::size_t>(s.dims) + static_cast<std::size_t>(d)];
-          const double ref = d == 0 ? exact : 0.0;
-          e2 += (v - ref) * (v - ref), n2 += ref * ref;
-        }
-      }
-      e = std::sqrt(e2 / n2);
-    }
-    r.kolmogorov_error = comm.max(e);
-    log::info(cat("Kolmogorov flow: relative L2 error of the velocity against the laminar profile ", amp,
-                  " sin(", kf, " y) m/s at t = ", clk.time, " s: ", r.kolmogorov_error));
-  } else if (spec.validation.reference == "tgv_re1600") {
-    r.tgv = validate_tgv_re1600(spec.validation.file, series_t, series_eps, series_e, s.nu, "samples");
-  }
-  return r;
+  return run_model(model, simulation, out, spec, start);
 }
 
 }  // namespace eddy::app

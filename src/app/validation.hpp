@@ -1,56 +1,105 @@
 #pragma once
-/// Comparisons of a finished run against published references, printed at the end of `eddy run`.
+/// Validations: comparisons of a finished run against a published reference or an exact solution, chosen
+/// by `validation.reference` and printed at the end of `eddy run`.
+///
+/// A validation belongs to its case: `cases/<case>/validation.cpp` defines it and a function
+/// `register_<case>(ValidationRegistry&)` that adds it by name; the build finds these files and calls
+/// every such function (scripts/cmake/validations.cmake), and the config schema's list of valid
+/// references is made from the same names. A validation sees the run where its data lives: each rank
+/// holds its own block of the final fields and contributes what it owns; reductions assemble the figures,
+/// so no rank ever holds the whole field.
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "cases/taylor_green/taylor_green.hpp"
-#include "cases/taylor_green/tgv_reference.hpp"
 #include "core/types.hpp"
+#include "io/config/run_spec.hpp"
+#include "io/hdf5/block.hpp"
+#include "parallel/comm.hpp"
 
 namespace eddy::app {
 
-/// One centreline profile compared with reference points.
-struct ProfileComparison {
-  std::string name;                  ///< e.g. "u(y) at x = 0.5"
-  std::vector<double> coord, value;  ///< reference coordinates (0..1) and values / U
-  std::vector<double> eddy;          ///< eddy's profile interpolated at the reference coordinates
-  std::vector<bool> excluded;        ///< reference points left out of the maximum (published errata)
-  double max_abs_error = 0.0;        ///< max |eddy - reference| / U
-  double coord_of_max = 0.0;         ///< where it occurs
+/// One figure of a validation: what was measured, its value and the bound it had to meet.
+struct ValidationResult {
+  std::string name;    ///< the reference, as in validation.reference (e.g. "ghia1982")
+  std::string metric;  ///< an identifier of the figure (e.g. "u_max_error"), stable for scripts and tests
+  double value = 0.0;
+  double bound =
+      std::numeric_limits<double>::infinity();  ///< the figure must be <= bound; inf: reported only
+  bool passed = true;
+  std::string what;  ///< the figure in words, with its unit ("max |u - u_Ghia| along x = 0.5, in U")
 };
 
-/// Lid-driven cavity centreline velocities against Ghia, Ghia & Shin (1982).
-struct GhiaComparison {
-  double reynolds = 0.0;
-  ProfileComparison u_vs_y, v_vs_x;
-  double max_abs_error() const { return std::max(u_vs_y.max_abs_error, v_vs_x.max_abs_error); }
+/// Samples of the kinetic energy budget over the run, on every rank alike: times t, dissipation eps (the
+/// solver's own, or -dE/dt between diagnostics rows) and kinetic energy e, and what the samples are.
+struct EnergySeries {
+  std::vector<double> t, eps, e;
+  std::string what;  ///< e.g. "samples of -dE/dt"
 };
 
-/// Compare the 2D cavity velocity (interior cells, x fastest, 2 components, divided by the lid speed)
-/// with the Ghia table in `file` for Reynolds number `re`. Throws InputError if the file lacks that Re.
-GhiaComparison compare_ghia(const std::vector<double>& u_over_U, index_t nx, index_t ny, double re,
-                            const std::string& file);
+/// What a finished run offers a validation.
+struct FinalState {
+  const config::RunSpec& spec;
+  const parallel::Comm& comm;
+  io::Block block;                      ///< this rank's box of the global grid (interior cells)
+  Real3 spacing{1.0, 1.0, 1.0};         ///< cell size [m]
+  double time = 0.0;                    ///< physical time reached [s]
+  double nu = 0.0;                      ///< kinematic viscosity [m^2/s] the solver ran with
+  const std::vector<double>& velocity;  ///< this rank's box, x fastest, `block.dims` components [m/s]
+  const EnergySeries& series;
+};
 
-/// The Ghia table's points for Re (values not compared yet); InputError naming the file when it lacks
-/// that Re. Runs call it before computing, so a bad choice fails at once.
-GhiaComparison read_ghia(const std::string& file, double re);
+/// The interface of a validation.
+class Validation {
+ public:
+  virtual ~Validation() = default;
+  /// Refuse (InputError: exit 2, before anything is written) what this validation cannot compare:
+  /// another solver or dimension, a reference file without the case's data.
+  virtual void check(const config::RunSpec&) const {}
+  /// The comparison. Collective: every rank calls it with its own block and returns the same results.
+  /// `tolerance` > 0 (validation.tolerance) bounds the validation's main figures.
+  virtual std::vector<ValidationResult> finish(const FinalState& state, double tolerance) const = 0;
+};
 
-/// Text table of the comparison (what `eddy run` prints).
-std::string format(const GhiaComparison& g);
+/// The validations by name.
+class ValidationRegistry {
+ public:
+  /// Add a validation; `description` is one line for `eddy info` and error messages.
+  void add(const std::string& name, const std::string& description, std::unique_ptr<Validation> v);
+  /// The validation registered as `name`, or nullptr.
+  const Validation* find(const std::string& name) const;
+  std::vector<std::string> names() const;
 
-/// Relative L2 error of a 2D velocity field (cells x fastest, 2 components, m/s, cell size dx) against
-/// the exact Taylor-Green solution at time t.
-double taylor_green_error(const std::vector<double>& velocity, index_t nx, index_t ny, double dx,
-                          const cases::TaylorGreen& tg, double t);
+ private:
+  struct Entry {
+    std::string name, description;
+    std::unique_ptr<Validation> validation;
+  };
+  std::vector<Entry> entries_;
+};
 
-/// validation.reference tgv_re1600: the run's series (times t, dissipation eps, kinetic energy e) against
-/// the DNS table in `file` ("" = the shipped one), logged with `what` naming the compared samples.
-cases::TgvComparison validate_tgv_re1600(const std::string& file, const std::vector<double>& t,
-                                         const std::vector<double>& eps, const std::vector<double>& e,
-                                         double nu, const std::string& what);
+/// Every validation of every case (built on first use).
+const ValidationRegistry& validations();
 
-/// The shipped Ghia table for Re (cases/lid_driven_cavity/ghia1982_re3200_5000.csv for Re 3200 and 5000,
-/// else ghia1982_re100_400_1000.csv).
-std::string default_ghia_file(double re);
+/// The configured validation's input checks (none for validation.reference: none). InputError names
+/// the key and what would be valid.
+void check_validation(const config::RunSpec& spec);
+
+/// Run the configured validation at the end of a run, log its report and, on rank 0, write
+/// <out>/validation.csv (name, metric, value, bound, passed). Empty for validation.reference: none.
+/// Collective.
+std::vector<ValidationResult> finish_validation(const FinalState& state, const std::string& out_dir);
+
+/// A figure `value` of validation `name` bounded by `bound` (inf: reported only).
+ValidationResult figure(const std::string& name, const std::string& metric, double value,
+                        const std::string& what, double bound = std::numeric_limits<double>::infinity());
+
+/// The value of `metric` among `results`; NaN when it is missing.
+double metric(const std::vector<ValidationResult>& results, const std::string& metric);
+
+/// A file shipped with eddy (reference data of a case), by its path in the source tree, e.g.
+/// "cases/lid_driven_cavity/ghia1982_re100_400_1000.csv".
+std::string shipped_file(const std::string& relative);
 
 }  // namespace eddy::app

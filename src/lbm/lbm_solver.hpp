@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "backend/macros.hpp"
-#include "cases/taylor_green/taylor_green.hpp"
 #include "core/types.hpp"
 #include "field/exchange.hpp"
+#include "field/taylor_green.hpp"
 #include "geometry/shape.hpp"
 
 namespace eddy::lbm {
@@ -69,7 +69,7 @@ using InitialCondition = std::function<CellState(index_t, index_t, index_t)>;
 /// Solver::initialize(const TaylorGreenCells&), which needs no host array (a 608^3 start spent most of
 /// its minute on the host).
 struct TaylorGreenCells {
-  cases::TaylorGreen tg;
+  field::TaylorGreen tg;
   double dx = 1.0, dt = 1.0, density = 1.0;  ///< lbm::Units' spacing, time step, reference density
 
   EDDY_HD CellState operator()(index_t x, index_t y, index_t z) const {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace eddy::parallel {
@@ -50,6 +51,15 @@ double Comm::max(double v) const { return allreduce(v, MPI_DOUBLE, MPI_MAX, comm
 double Comm::min(double v) const { return allreduce(v, MPI_DOUBLE, MPI_MIN, comm_); }
 long Comm::sum(long v) const { return allreduce(v, MPI_LONG, MPI_SUM, comm_); }
 long Comm::max(long v) const { return allreduce(v, MPI_LONG, MPI_MAX, comm_); }
+
+void Comm::sum(std::vector<double>& v) const {
+  // MPI counts are int: reduce in chunks of at most 2^30 values.
+  constexpr std::size_t chunk = std::size_t(1) << 30;
+  for (std::size_t at = 0; at < v.size(); at += chunk) {
+    const int n = static_cast<int>(std::min(chunk, v.size() - at));
+    MPI_Allreduce(MPI_IN_PLACE, v.data() + at, n, MPI_DOUBLE, MPI_SUM, comm_);
+  }
+}
 
 std::string Comm::broadcast(const std::string& s) const {
   long n = static_cast<long>(s.size());
@@ -105,6 +115,12 @@ SplitComm::~SplitComm() {
   int finalised = 0;
   MPI_Finalized(&finalised);
   if (comm_ != MPI_COMM_NULL && !finalised) MPI_Comm_free(&comm_);
+}
+
+std::string Comm::mpi_version() {
+  int major = 0, minor = 0;
+  MPI_Get_version(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
 }
 
 std::string Comm::hostname() {

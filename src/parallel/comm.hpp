@@ -39,6 +39,10 @@ class Comm {
   double min(double v) const;  ///< allreduce min
   long sum(long v) const;
   long max(long v) const;
+  /// Element-wise allreduce sum of a vector of the same length on every rank, in place. Sums where at
+  /// most one rank holds a non-zero value are exact, which is how the end-of-run checks assemble a
+  /// profile or a few probe values from the ranks that own them. Chunked: any length.
+  void sum(std::vector<double>& v) const;
   /// Broadcast a string from rank 0 to all.
   std::string broadcast(const std::string& s) const;
   /// Every rank's `s`, in rank order (the strings may differ in length).
@@ -51,6 +55,8 @@ class Comm {
   int node_local_rank() const;
   /// Hostname of this rank.
   static std::string hostname();
+  /// The MPI standard version the library implements, e.g. "3.1".
+  static std::string mpi_version();
 
  private:
   MPI_Comm comm_;

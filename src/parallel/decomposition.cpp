@@ -93,38 +93,3 @@ std::string Decomposition::describe() const {
 }
 
 }  // namespace eddy::parallel
-
-namespace eddy::parallel {
-
-std::vector<double> gather_to_root(const std::vector<double>& local, const Decomposition& d, int ncomp,
-                                   const Comm& comm) {
-  const int tag = 4712;
-  if (!comm.root()) {
-    MPI_Send(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, 0, tag, comm.native());
-    return {};
-  }
-  const Int3& n = d.global;
-  std::vector<double> global(static_cast<std::size_t>(n[0] * n[1] * n[2] * ncomp));
-  std::vector<double> buf;
-  for (int r = 0; r < comm.size(); ++r) {
-    const Box& b = d.boxes[static_cast<std::size_t>(r)];
-    const std::size_t count = static_cast<std::size_t>(b.extent[0] * b.extent[1] * b.extent[2] * ncomp);
-    if (r == 0) {
-      buf = local;
-    } else {
-      buf.resize(count);
-      MPI_Recv(buf.data(), static_cast<int>(count), MPI_DOUBLE, r, tag, comm.native(), MPI_STATUS_IGNORE);
-    }
-    std::size_t k = 0;
-    for (index_t z = 0; z < b.extent[2]; ++z)
-      for (index_t y = 0; y < b.extent[1]; ++y)
-        for (index_t x = 0; x < b.extent[0]; ++x)
-          for (int c = 0; c < ncomp; ++c, ++k) {
-            const index_t g = ((z + b.offset[2]) * n[1] + (y + b.offset[1])) * n[0] + (x + b.offset[0]);
-            global[static_cast<std::size_t>(g * ncomp + c)] = buf[k];
-          }
-  }
-  return global;
-}
-
-}  // namespace eddy::parallel

@@ -43,12 +43,3 @@ struct Decomposition {
 };
 
 }  // namespace eddy::parallel
-
-namespace eddy::parallel {
-
-/// The whole field on rank 0 (x fastest, `ncomp` values per cell) from every rank's box; empty on the
-/// other ranks. For validation and small outputs only: rank 0 holds the global array. Collective.
-std::vector<double> gather_to_root(const std::vector<double>& local, const Decomposition& d, int ncomp,
-                                   const Comm& comm);
-
-}  // namespace eddy::parallel

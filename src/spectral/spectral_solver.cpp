@@ -320,7 +320,7 @@ class SolverImpl final : public Solver {
     state_from_physical_velocity();
   }
 
-  void set_taylor_green(const cases::TaylorGreen& tg) override {
+  void set_taylor_green(const field::TaylorGreen& tg) override {
     if (tg.dims != setup_.dims)
       throw Error("spectral::Solver::set_taylor_green: a " + std::to_string(tg.dims) + "D field for a " +
                   std::to_string(setup_.dims) + "D solver");

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "cases/taylor_green/taylor_green.hpp"
 #include "core/types.hpp"
 #include "field/slab.hpp"
+#include "field/taylor_green.hpp"
 #include "spectral/forcing_k.hpp"
 #include "spectral/grid.hpp"
 #include "spectral/initial_k.hpp"
@@ -79,11 +79,11 @@ class Solver {
   /// cell centres (i + 1/2) L_d / n_d of this rank's block: the same state as set_velocity with the
   /// host-built array, but evaluated point by point on the device, written in the solver's precision
   /// straight into the physical work fields the forward transform reads (no host array and no FP64
-  /// device copy: at 1024^3 those were 25.8 GB each). The formula is cases::TaylorGreen's own (EDDY_HD),
+  /// device copy: at 1024^3 those were 25.8 GB each). The formula is field::TaylorGreen's own (EDDY_HD),
   /// which the LBM and the validation use on the host; a solver may include cases/ headers that need
   /// nothing above core/ and backend/macros.hpp. Another analytic field would be one more such method
   /// over the same launch (spectral_solver.cpp: launch_sample_velocity takes any EDDY_HD velocity(x)).
-  virtual void set_taylor_green(const cases::TaylorGreen& tg) = 0;
+  virtual void set_taylor_green(const field::TaylorGreen& tg) = 0;
   /// Set the state to rest (zero velocity). Resets the step count.
   virtual void set_rest() = 0;
   /// Set the state to a random field with the spectrum `r` (same on every decomposition).
@@ -117,7 +117,8 @@ class Solver {
   /// (navier_stokes_k.hpp), 2D 4 + 1.
   virtual int transforms_per_step() const = 0;
   /// Transforms of the floor: the classical step's, 9 a stage in 3D (u x omega: 6 backward, 3 forward;
-  /// the 36 of RK4 that DESIGN's cuFFT-alone anchors count), 5 in 2D (as the step's).
+  /// the 36 of RK4 that the cuFFT-alone reference figures count: cases/benchmarks/README.md, Reference
+  /// figures), 5 in 2D (as the step's).
   virtual int floor_transforms_per_step() const = 0;
   /// The state for a checkpoint: this rank's block of the spectral array [a][b_local][c] (grid.hpp), per
   /// mode state_values() numbers of state_bytes() bytes each (the components' real and imaginary parts).

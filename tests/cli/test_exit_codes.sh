@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
-# eddy's exit codes and messages on bad input (DESIGN §8): 2 with a message naming the key/file, and
-# no output directory left behind.
-set -u
+# eddy's exit codes and messages on bad input (src/README.md, Exit codes): 2 with a message naming the
+# key/file, and no output directory left behind.
 eddy=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fails=0 passes=0
+source "$src/tests/support/checks.sh"
 expect() {  # expect CODE PATTERN -- args...
   local want=$1 pattern=$2
   shift 3
@@ -136,5 +132,4 @@ if [ -e out ]; then
 else
   passes=$((passes + 1))
 fi
-echo "$passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish

@@ -5,15 +5,15 @@
 #include <cstring>
 #include <vector>
 
-#include "cases/taylor_green/taylor_green.hpp"
 #include "core/types.hpp"
+#include "field/taylor_green.hpp"
 #include "spectral/spectral_solver.hpp"
 
 namespace eddy::test {
 
 /// The Taylor-Green velocity (tg.dims components per point, x fastest) at the cell centres (i + 1/2) dx of
 /// the whole n[0] x n[1] (x n[2]) grid, with the double expressions the host path used.
-inline std::vector<double> taylor_green_whole(const cases::TaylorGreen& tg, const Int3& n, const Real3& dx) {
+inline std::vector<double> taylor_green_whole(const field::TaylorGreen& tg, const Int3& n, const Real3& dx) {
   std::vector<double> u;
   u.reserve(static_cast<std::size_t>(n[0] * n[1] * (tg.dims == 3 ? n[2] : 1) * tg.dims));
   for (index_t z = 0; z < (tg.dims == 3 ? n[2] : 1); ++z)

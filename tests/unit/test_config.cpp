@@ -387,7 +387,8 @@ TEST(Config, InitialOutputRunParallelValidationName) {
   EXPECT_EQ(load_text(kMinimal + "parallel:\n  ranks: [2, 1]\n  comm: nccl\n", "x.yaml").parallel.ranks,
             (std::vector<long>{2, 1}));
   expect_error(kMinimal + "validation:\n  reference: ghia\n",
-               {"validation.reference: 'ghia' is not one of none, ghia1982, taylor_green"});
+               {"case.yaml:4:14: validation.reference: 'ghia' is not one of none", "ghia1982", "taylor_green",
+                "tgv_re1600", "kolmogorov"});
   expect_error(kMinimal + "name: my run\n", {"case.yaml:3:7: name: 'my run' is not a valid run name"});
   expect_error(kMinimal + "name: ../up\n", {"name: '../up' is not a valid run name"});
   expect_error(kMinimal + "name: ..\n", {"name: '..' is not a valid run name"});
@@ -608,8 +609,8 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   }
   // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
   // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
-  // pressure) + 5 of geometry
-  EXPECT_EQ(count, 101u);
+  // pressure) + 5 of geometry + validation.tolerance
+  EXPECT_EQ(count, 102u);
 }
 
 TEST(Config, GeometryBodiesAndOpenFaces) {

@@ -270,7 +270,7 @@ TEST(Spectral, ParsevalDiagnosticsOfTaylorGreen) {
 /// set_taylor_green (the field sampled on the device, in the solver's precision) gives the state that
 /// set_velocity gives with the host-built array, 2D and 3D, FP64 and FP32, on a grid with a different
 /// point count per direction (so a swapped or misplaced coordinate shows) and U, L != 1. Tolerance: both
-/// paths evaluate the same double expressions per point ((i + 1/2) dx, cases::TaylorGreen::velocity), round
+/// paths evaluate the same double expressions per point ((i + 1/2) dx, field::TaylorGreen::velocity), round
 /// them to T the same way, then run the same transform and the same state kernel, so on the CPU backend
 /// the states are bitwise equal. A device's sin/cos may differ from the host's by up to 2 ulp (CUDA's
 /// double sin/cos bound) and FMA contraction may round the coordinates differently: a sample of three
@@ -287,7 +287,7 @@ TEST(Spectral, TaylorGreenOnTheDeviceEqualsTheHostArray) {
       s.cells = dims == 3 ? Int3{16, 12, 10} : Int3{20, 14, 1};
       const double L = 1.7;
       s.length = {L, L, L};
-      eddy::cases::TaylorGreen tg;
+      eddy::field::TaylorGreen tg;
       tg.dims = dims, tg.U = 1.3, tg.L = L;
       Real3 dx{0, 0, 0};
       for (std::size_t d = 0; d < static_cast<std::size_t>(dims); ++d) dx[d] = L / double(s.cells[d]);
@@ -309,7 +309,7 @@ TEST(Spectral, TaylorGreenOnTheDeviceEqualsTheHostArray) {
       EXPECT_LE(diff, 64 * eps * size) << dims << "D";
       EXPECT_EQ(device->steps(), 0);
     }
-  eddy::cases::TaylorGreen wrong;
+  eddy::field::TaylorGreen wrong;
   wrong.dims = 2;
   auto solver = eddy::spectral::make_solver(setup3d(8), ex);
   EXPECT_THROW(solver->set_taylor_green(wrong), eddy::Error);

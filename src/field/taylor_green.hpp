@@ -17,7 +17,7 @@
 #include "backend/macros.hpp"
 #include "core/types.hpp"
 
-namespace eddy::cases {
+namespace eddy::field {
 
 struct TaylorGreen {
   double U = 1.0;    ///< amplitude [m/s]
@@ -47,4 +47,4 @@ struct TaylorGreen {
   }
 };
 
-}  // namespace eddy::cases
+}  // namespace eddy::field
