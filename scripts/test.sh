@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The second README command: install what is missing, build the CPU backend with warnings as errors,
-# run the test suite (unit, mpi, regression, slurm), fuzz the config loader, and compile the CUDA and HIP backends where their
+# run the test suite (unit, mpi, regression, scale, slurm), fuzz the config loader, and compile the CUDA and HIP backends where their
 # compilers exist (nothing GPU runs here).  scripts/test.sh [ctest -L regex]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 WITH_HIP=${WITH_HIP:-1} WITH_SLURM=${WITH_SLURM:-1} "$root/scripts/install-deps.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export EDDY_CMAKE_ARGS="-DEDDY_WERROR=ON ${EDDY_CMAKE_ARGS:-}"
-labels=${1:-unit|mpi|regression|slurm}
+labels=${1:-unit|mpi|regression|scale|slurm}
 
 echo "== CPU backend: build"
 "$root/scripts/build.sh" cpu "$root/build/ci-cpu"
