@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
       libyaml-cpp-dev libfftw3-dev libfftw3-mpi-dev libgtest-dev python3-h5py python3-matplotlib python3-numpy
-      python3-pytest python3-venv clang-14 libclang-rt-14-dev)
+      python3-pytest python3-venv clang-14 libclang-rt-14-dev iproute2)
 [ "${WITH_HIP:-0}" = 1 ] && pkgs+=(hipcc libamdhip64-dev)
 [ "${WITH_SLURM:-0}" = 1 ] && pkgs+=(slurm-wlm munge)
 
