@@ -9,12 +9,18 @@
     /usr/bin/python3 scripts/eddy_post.py summary  OUTDIR... [--keys physics.reynolds,...] [--csv FILE]
     /usr/bin/python3 scripts/eddy_post.py forces   OUTDIR [--cd 5.58] [--cl 0.0106] [--length D --velocity U]
     /usr/bin/python3 scripts/eddy_post.py bench    DIR_OR_JSON... [--out plot.png] [--markdown FILE]
+    /usr/bin/python3 scripts/eddy_post.py compare  A B [--tol 1e-12] [--datasets velocity,density]
+                                                  [--rows START:STOP] [--json FILE]
+    /usr/bin/python3 scripts/eddy_post.py scaling  BEFORE_DIR AFTER_DIR [NOTE] [--files A.json,...] [--tol R]
+                                                  [--json FILE]
 
 Results go to <run dir>/post/ unless -o/--output STEM is given; every written path is printed as
 `wrote PATH`. Needs numpy, h5py and matplotlib (Debian: python3-numpy python3-h5py python3-matplotlib;
 on Debian call /usr/bin/python3, see README), except `summary`, which needs only the standard library,
-and `bench`, which needs matplotlib only for its plot (without it: the table and a message).
-Exit codes: 0 success, 2 bad input (arguments, missing or unreadable files).
+`bench`, which needs matplotlib only for its plot (without it: the table and a message), `compare`,
+which needs numpy (and h5py for field files), and `scaling`, which needs only the standard library.
+Exit codes: 0 success, 1 a comparison (`compare`, `scaling`) beyond its tolerance, 2 bad input
+(arguments, missing or unreadable files).
 """
 import argparse
 import importlib
@@ -89,6 +95,26 @@ def parser():
     b.add_argument("-o", "--out", help="bar plot PNG (default: no plot)")
     b.add_argument("--markdown", help="also write the table to this file")
     b.set_defaults(module="bench")
+
+    cm = sub.add_parser("compare", help="two field files (HDF5) or CSV files, dataset by dataset: "
+                        "max |a - b| / max |a| against a tolerance")
+    cm.add_argument("a", help="the reference file (its datasets are the ones compared)")
+    cm.add_argument("b", help="the file compared with it")
+    cm.add_argument("--tol", type=float, default=0.0, help="max relative difference allowed (0 = bitwise)")
+    cm.add_argument("--datasets", default="", help="comma-separated dataset or column names (default: all of A's)")
+    cm.add_argument("--rows", help="CSV: the rows START:STOP compared (default all)")
+    cm.add_argument("--json", help="write the verdict (ok, value, tolerance, per dataset) to this file")
+    cm.set_defaults(module="compare")
+
+    sc = sub.add_parser("scaling", help="bench JSON results beside an earlier build's, file by file: "
+                        "step figures, breakdown, bytes sent")
+    sc.add_argument("before", help="folder of the earlier results (e.g. committed ones)")
+    sc.add_argument("after", help="folder of the results to compare, files of the same names")
+    sc.add_argument("note", nargs="?", default="", help="what the ratio of the bytes sent is expected to be")
+    sc.add_argument("--files", help="comma-separated JSON names to compare (default: every *.json of BEFORE)")
+    sc.add_argument("--tol", type=float, help="largest slowdown allowed, a fraction (default: none)")
+    sc.add_argument("--json", help="write the verdict (ok, value, tolerance, per file) to this file")
+    sc.set_defaults(module="scaling")
     return p
 
 

@@ -1,4 +1,4 @@
-"""Reading eddy field files (DESIGN §7) into numpy arrays, and the matplotlib set-up."""
+"""Reading eddy field files (src/README.md, Output files) into numpy arrays, and the matplotlib set-up."""
 from dataclasses import dataclass, field
 
 import h5py
