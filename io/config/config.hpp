@@ -1,5 +1,5 @@
 #pragma once
-/// Loading a YAML run configuration into a validated RunSpec (DESIGN §9).
+/// Loading a YAML run configuration into a validated RunSpec (src/README.md, Config conventions).
 ///
 /// Every error is an eddy::InputError (exit code 2) whose message starts with where the value came from
 /// (`cavity.yaml:12:14`, or `--set numerics.precision=fp42` for an override), then the full key path, then

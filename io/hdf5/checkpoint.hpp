@@ -1,7 +1,7 @@
 #pragma once
-/// Checkpoints (DESIGN §7): `checkpoints/ckpt_<step:08d>.h5` holding everything an exact restart needs,
-/// a checksum on every dataset, written under a temporary name and renamed when complete; the last K
-/// are kept and `checkpoints/latest` (the file name, one line) is updated last.
+/// Checkpoints (src/README.md, Output files): `checkpoints/ckpt_<step:08d>.h5` holding everything an
+/// exact restart needs, a checksum on every dataset, written under a temporary name and renamed when
+/// complete; the last K are kept and `checkpoints/latest` (the file name, one line) is updated last.
 #include <filesystem>
 #include <string>
 #include <vector>

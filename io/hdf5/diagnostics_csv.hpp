@@ -1,5 +1,5 @@
 #pragma once
-/// diagnostics.csv (DESIGN §7): one row per diagnostics interval, `step,time,<columns...>`.
+/// diagnostics.csv (src/README.md, Output files): one row per diagnostics interval, `step,time,<columns...>`.
 ///
 /// Rank 0 owns the file; every member function is collective (call it on every rank with the same
 /// values, which diagnostics are after their reductions) so that a failure on rank 0 (disk full)

@@ -1,5 +1,5 @@
 #pragma once
-/// One HDF5 output file (fields or checkpoint) written by all ranks together (DESIGN §7).
+/// One HDF5 output file (fields or checkpoint) written by all ranks together (src/README.md, Output files).
 ///
 /// The file is created as `<path>.tmp` and renamed to `<path>` by commit() once it is complete and
 /// closed, so a crash, a full disk or an exception never leaves a file under its final name; an

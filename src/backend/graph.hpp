@@ -1,7 +1,8 @@
 #pragma once
 /// Step graphs: a solver step's device work recorded once and replayed as one launch (CUDA/HIP graphs;
-/// DESIGN §5: the whole step captured in a graph where possible). A replay costs the host one call and
-/// the device no gaps between the step's kernels, which is what small grids lose most to.
+/// src/README.md, Step graphs: the whole step captured in a graph where possible). A replay costs the
+/// host one call and the device no gaps between the step's kernels, which is what small grids lose most
+/// to.
 ///
 /// A solver keeps one StepGraph and hands each step's device work to run(slot, stamp, work). The first
 /// call for a slot records `work` (nothing runs while it is recorded) and launches the recording; later

@@ -1,5 +1,5 @@
 #pragma once
-/// Error types. Each maps to one process exit code (DESIGN §8).
+/// Error types. Each maps to one process exit code (src/README.md, Exit codes).
 #include <stdexcept>
 #include <string>
 

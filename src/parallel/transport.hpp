@@ -1,5 +1,6 @@
 #pragma once
-/// How messages between ranks move, for parallel.comm (DESIGN §2: the backend is a value in the config):
+/// How messages between ranks move, for parallel.comm (src/README.md, Parallel: the backend is a value in
+/// the config):
 ///   mpi      host-staged: device buffers copied to host memory, MPI, copied back;
 ///   mpi-gpu  device buffers handed to a CUDA-aware MPI (checked at start-up);
 ///   nccl     device buffers through NCCL (bootstrapped over MPI), queued on the device, host never waits;

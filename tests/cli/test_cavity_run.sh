@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `eddy run` on a small cavity writes the files of DESIGN §7 with the right shapes and attributes.
+# `eddy run` on a small cavity writes the files of src/README.md, Output files, with the right shapes and
+# attributes.
 set -u
 eddy=$1 src=$2
 work=$(mktemp -d)
