@@ -17,10 +17,9 @@ folders. For spectral results with a `breakdown` the row also names where the st
 transposes' fraction of the peer bandwidth. The plot (matplotlib, when importable) compares the groups side by
 side: LBM MLUPS and spectral ms/step on separate axes. Standard library only apart from the plot.
 """
-import json
 from pathlib import Path
 
-from .common import PostError, report, warn
+from .common import PostError, read_json, report, warn
 
 COLUMNS = ["group", "case", "backend", "device", "ranks", "precision", "figure", "best", "ratio", "scaling",
            "status"]
@@ -56,13 +55,6 @@ def _results_in(data, source):
     return found
 
 
-def _load(path):
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise PostError(f"{path}: not a readable JSON file ({e})") from None
-
-
 def load_group(path):
     """(label, [(result or None, entry)]) for one folder or JSON file."""
     p = Path(path)
@@ -73,10 +65,10 @@ def load_group(path):
             raise PostError(f"{path}: no suite.json and no *.json in this folder")
         found = []
         for f in files:
-            found += _results_in(_load(f), f)
+            found += _results_in(read_json(f), f)
         return p.resolve().name, found
     if p.is_file():
-        return p.stem, _results_in(_load(p), p)
+        return p.stem, _results_in(read_json(p), p)
     raise PostError(f"{path}: no such file or folder")
 
 

@@ -4,6 +4,7 @@ Only the standard library is imported here, so `summary` (and the Slurm sweep co
 runs with any python3; numpy, h5py and matplotlib are imported by the subcommands that need them.
 """
 import csv
+import json
 import re
 import sys
 from pathlib import Path
@@ -147,6 +148,14 @@ def output_stem(explicit, run_dir, name):
         stem = Path(run_dir) / "post" / name
     stem.parent.mkdir(parents=True, exist_ok=True)
     return stem
+
+
+def read_json(path):
+    """A JSON file's content; PostError naming the file when it cannot be read or parsed."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise PostError(f"{path}: not a readable JSON file ({e})") from None
 
 
 def read_csv_columns(path):

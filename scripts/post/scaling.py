@@ -18,17 +18,10 @@ folder missing, a file unreadable, no pair of the same case). Standard library o
 import json
 from pathlib import Path
 
-from .common import PostError
+from .common import PostError, read_json
 
 CASE_KEYS = ("grid", "cells", "lattice", "collision", "precision", "time_stepper", "ranks")
 SPECTRAL_FIGURES = ("ms_per_step_median", "fft_ms_per_step_median", "fft_pruned_ms_per_step_median")
-
-
-def _load(path):
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise PostError(f"{path}: not a readable JSON file ({e})") from None
 
 
 def _case(r):
@@ -87,7 +80,7 @@ def run(args):
             ok = False
             files[name] = {"status": "missing"}
             continue
-        b, a = _load(before_dir / name), _load(after)
+        b, a = read_json(before_dir / name), read_json(after)
         if not isinstance(a, dict) or not isinstance(b, dict):
             raise PostError(f"{name}: not a single bench result (one JSON object) in both folders")
         if any(a.get(k) != b.get(k) for k in CASE_KEYS):
