@@ -1024,6 +1024,22 @@ RunSpec load_file(const std::string& path, const std::vector<std::string>& overr
   return load_text(text.str(), path, overrides);
 }
 
+std::map<std::string, std::string> load_scalars(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": no such file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path + ": cannot parse: " + e.what());
+  }
+  if (!root.IsMap()) throw InputError(path + ": expected a mapping of keys to values (a JSON object)");
+  std::map<std::string, std::string> out;
+  for (const auto& kv : root)
+    if (kv.second.IsScalar()) out[kv.first.as<std::string>()] = kv.second.as<std::string>();
+  return out;
+}
+
 std::string to_yaml(const RunSpec& spec) {
   RunSpec copy = spec;
   std::ostringstream out;

@@ -4,6 +4,7 @@
 /// Every error is an eddy::InputError (exit code 2) whose message starts with where the value came from
 /// (`cavity.yaml:12:14`, or `--set numerics.precision=fp42` for an override), then the full key path, then
 /// what is wrong and what would be valid. The loader prints nothing and writes nothing.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ RunSpec load_text(const std::string& yaml_text, const std::string& file_name,
 
 /// Same, reading the file (missing/unreadable file -> InputError naming the file).
 RunSpec load_file(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The top-level scalar keys of a YAML or JSON file as text, e.g. an `eddy bench` JSON (a missing,
+/// unreadable or malformed file, or one that is not a mapping -> InputError naming the file).
+std::map<std::string, std::string> load_scalars(const std::string& path);
 
 /// The resolved config (every key, defaults filled) as YAML text; also stored in RunSpec::resolved_yaml.
 std::string to_yaml(const RunSpec& spec);

@@ -1,6 +1,7 @@
 #include "app/cli.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "app/bench.hpp"
 #include "app/optimize.hpp"
+#include "app/plan.hpp"
 #include "app/run.hpp"
 #include "app/stop.hpp"
 #include "app/validation.hpp"
@@ -32,6 +34,10 @@ const char* usage =
     "  eddy optimize CONFIG.yaml [--set key.path=value]... [--out DIR] [--quiet]   (2D spectral: optimal "
     "perturbation)\n"
     "  eddy bench CONFIG.yaml|SUITE_DIR [--set ...] [--steps N] [--repeat R] [--json FILE|DIR]\n"
+    "  eddy plan CONFIG.yaml [--set ...] [--ranks N | --nodes N --gpus-per-node G] [--bench FILE.json]\n"
+    "            [--device-memory GIB] [--link-bandwidth GBPS] [--link-latency US] [--network-bandwidth "
+    "GBPS]\n"
+    "            [--network-latency US] [--json FILE]\n"
     "  eddy info\n"
     "exit codes: 0 success, 1 failure, 2 bad input (config, command line, files), 3 numerical failure,\n"
     "            75 stopped early by a signal or run.max_wall_time after writing a checkpoint (--restart "
@@ -43,7 +49,18 @@ struct Args {
   bool quiet = false;
   long steps = 0;
   int repeats = 5;
+  PlanOptions plan;
 };
+
+double to_positive(const std::string& flag, const std::string& v) {
+  try {
+    std::size_t used = 0;
+    const double x = std::stod(v, &used);
+    if (used == v.size() && x > 0 && std::isfinite(x)) return x;
+  } catch (const std::exception&) {
+  }
+  throw InputError(flag + " " + v + ": expected a positive number");
+}
 
 long to_long(const std::string& flag, const std::string& v) {
   try {
@@ -62,9 +79,9 @@ Args parse(int argc, char** argv) {
   if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") return a;
   if (a.verb == "--version") return a;
   if (a.verb != "run" && a.verb != "validate" && a.verb != "bench" && a.verb != "info" &&
-      a.verb != "optimize")
-    throw InputError("unknown command '" + a.verb + "' (valid: run, validate, bench, optimize, info)\n" +
-                     usage);
+      a.verb != "optimize" && a.verb != "plan")
+    throw InputError("unknown command '" + a.verb +
+                     "' (valid: run, validate, bench, optimize, plan, info)\n" + usage);
   const bool writes = a.verb == "run" || a.verb == "optimize";
   for (int k = 2; k < argc; ++k) {
     const std::string s = argv[k];
@@ -82,8 +99,22 @@ Args parse(int argc, char** argv) {
       a.quiet = true;
     } else if (s == "--restart" && a.verb == "run") {
       a.restart = value(s);
-    } else if (s == "--json" && a.verb == "bench") {
-      a.json = value(s);
+    } else if (s == "--json" && (a.verb == "bench" || a.verb == "plan")) {
+      a.json = a.plan.json = value(s);
+    } else if (a.verb == "plan" && (s == "--ranks" || s == "--nodes" || s == "--gpus-per-node")) {
+      const int n = static_cast<int>(to_long(s, value(s)));
+      (s == "--ranks" ? a.plan.ranks : s == "--nodes" ? a.plan.nodes : a.plan.gpus_per_node) = n;
+    } else if (a.verb == "plan" && s == "--bench") {
+      a.plan.bench = value(s);
+    } else if (a.verb == "plan" &&
+               (s == "--device-memory" || s == "--link-bandwidth" || s == "--link-latency" ||
+                s == "--network-bandwidth" || s == "--network-latency")) {
+      const double x = to_positive(s, value(s));
+      (s == "--device-memory"       ? a.plan.device_memory_gib
+       : s == "--link-bandwidth"    ? a.plan.link_gbs
+       : s == "--link-latency"      ? a.plan.link_us
+       : s == "--network-bandwidth" ? a.plan.network_gbs
+                                    : a.plan.network_us) = x;
     } else if (s == "--steps" && a.verb == "bench") {
       a.steps = to_long(s, value(s));
     } else if (s == "--repeat" && a.verb == "bench") {
@@ -130,6 +161,22 @@ void info(const parallel::Comm& comm) {
             std::to_string(std::count(hosts.begin(), hosts.end(), h)) + " rank(s))";
   log::info("hosts:     " + std::to_string(distinct.size()) + ": " + list);
   for (const std::string& line : comm.allgather(mine)) log::info(line);
+}
+
+/// eddy runs one rank per GPU: a node with more ranks than visible GPUs is refused on every rank
+/// (exit 2) before anything is written, naming the host and the counts. Collective.
+void one_rank_per_gpu(const parallel::Comm& comm) {
+  const int local = comm.node_local_size(), gpus = backend::device_info().device_count;
+  const bool over = local > gpus;
+  const std::vector<std::string> hosts = comm.allgather(
+      over ? log::cat(parallel::Comm::hostname(), " runs ", local, " ranks but sees ", gpus, " GPU(s)")
+           : std::string());
+  for (const std::string& h : hosts)
+    if (!h.empty())
+      throw InputError("host " + h +
+                       ": eddy runs one rank per GPU; start at most as many ranks per node as it has GPUs "
+                       "(mpirun --map-by ppr:G:node, srun --ntasks-per-node=G --gpus-per-task=1) or make "
+                       "more GPUs visible (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES)");
 }
 
 /// `eddy bench SUITE_DIR`: every *.yaml of the directory in name order, the --set overrides applied to each,
@@ -187,6 +234,12 @@ int main_entry(int argc, char** argv) {
         std::cout << "eddy " EDDY_VERSION " (" << backend::name() << ", commit " EDDY_GIT_COMMIT ")\n";
       return exit_ok;
     }
+    if (a.verb == "plan") {  // no device and no MPI job needed: a login node
+      const config::RunSpec spec = config::load_file(a.config, a.sets);
+      check_validation(spec);
+      plan(spec, a.plan, comm.root());
+      return exit_ok;
+    }
     if (a.verb == "validate") {  // no device needed: works on a login node
       const config::RunSpec spec = config::load_file(a.config, a.sets);
       check_validation(spec);
@@ -198,6 +251,7 @@ int main_entry(int argc, char** argv) {
       info(comm);
       return exit_ok;
     }
+    if (backend::is_gpu()) one_rank_per_gpu(comm);
     if (a.verb == "bench" && std::filesystem::is_directory(a.config)) return bench_suite(a, comm);
     const config::RunSpec spec = config::load_file(a.config, a.sets);
     if (a.verb == "run") {

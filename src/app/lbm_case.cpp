@@ -23,6 +23,14 @@ Precision precision_of(const std::string& p) {
 }  // namespace
 
 LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
+  LbmCase c = make_lbm_case(spec, comm.size(), comm.rank());
+  c.exchanger = parallel::make_exchanger(spec.parallel.comm, comm);  // checks parallel.comm on one rank too
+  if (comm.size() > 1)
+    c.setup.exchanger = c.exchanger.get();  // one rank: the solver's own (no overlap split)
+  return c;
+}
+
+LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
   if (spec.parallel.autotune)
     throw InputError(
         "parallel.autotune: only the spectral solver tunes its process grid; the LBM takes parallel.ranks or "
@@ -45,17 +53,15 @@ LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
                            " along x and ", dxd, " along ", "xyz"[d],
                            "; make cells proportional to the edge lengths"));
   }
-  c.decomposition = parallel::Decomposition::make(dims, cells, spec.parallel.ranks, comm);
+  c.decomposition = parallel::Decomposition::make(dims, cells, spec.parallel.ranks, size, rank);
   const parallel::Box& mine = c.decomposition.mine();
   lbm::Setup& s = c.setup;
   s.dims = dims;
   s.cells = mine.extent;
   s.global = cells;
   s.offset = mine.offset;
-  s.rank = comm.rank();
+  s.rank = rank;
   for (const parallel::Box& b : c.decomposition.boxes) s.boxes.push_back({b.offset, b.extent});
-  c.exchanger = parallel::make_exchanger(spec.parallel.comm, comm);  // checks parallel.comm on one rank too
-  if (comm.size() > 1) s.exchanger = c.exchanger.get();  // one rank: the solver's own (no overlap split)
   s.lattice = spec.numerics.lattice == "auto" ? (dims == 2 ? "D2Q9" : "D3Q19") : spec.numerics.lattice;
   s.collision = spec.numerics.collision;
   s.precision = precision_of(spec.numerics.precision);

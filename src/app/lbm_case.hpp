@@ -25,6 +25,8 @@ struct LbmCase {
 /// Lattice units, decomposition and solver setup from the config (InputError for what the LBM cannot
 /// do, before anything is written). Collective.
 LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm);
+/// The same for rank `rank` of `size`, without MPI and without an exchanger (eddy plan).
+LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank);
 
 /// The configured initial condition in lattice units, per interior cell.
 lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c);

@@ -196,20 +196,23 @@ RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, c
   return r;
 }
 
-void log_memory(const parallel::Comm& comm) {
+void log_spread(const parallel::Comm& comm, const std::string& what, double mine, double unit,
+                const std::string& unit_name) {
   // One number per rank, gathered: O(ranks), not O(cells).
-  auto spread = [&](double mine) {
-    std::vector<double> all;
-    for (const std::string& s : comm.allgather(std::to_string(mine))) all.push_back(std::stod(s));
-    std::vector<double> sorted = all;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t n = sorted.size();
-    const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    return cat("rank 0 ", all[0] / 1048576.0, " MiB, median ", median / 1048576.0, " MiB, max ",
-               sorted.back() / 1048576.0, " MiB over ", n, " rank(s)");
-  };
-  log::info("peak host memory (resident): " + spread(double(peak_resident_bytes())));
-  log::info("peak device memory (eddy's allocations): " + spread(double(backend::memory_usage().peak)));
+  std::vector<double> all;
+  for (const std::string& s : comm.allgather(std::to_string(mine))) all.push_back(std::stod(s));
+  std::vector<double> sorted = all;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  log::info(cat(what, ": rank 0 ", all[0] / unit, " ", unit_name, ", median ", median / unit, " ", unit_name,
+                ", max ", sorted.back() / unit, " ", unit_name, " over ", n, " rank(s)"));
+}
+
+void log_memory(const parallel::Comm& comm) {
+  log_spread(comm, "peak host memory (resident)", double(peak_resident_bytes()), 1048576.0, "MiB");
+  log_spread(comm, "peak device memory (eddy's allocations)", double(backend::memory_usage().peak), 1048576.0,
+             "MiB");
 }
 
 std::string RunOutput::duration(double s) {

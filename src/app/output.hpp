@@ -122,5 +122,9 @@ RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, c
 /// run.log lines with each rank's peak host (resident) and device memory: rank 0's, the median and the
 /// largest. Collective.
 void log_memory(const parallel::Comm& comm);
+/// A run.log line `WHAT: rank 0 X UNIT, median Y UNIT, max Z UNIT over N rank(s)` of one number per rank
+/// (`mine` / `unit`). Collective.
+void log_spread(const parallel::Comm& comm, const std::string& what, double mine, double unit,
+                const std::string& unit_name);
 
 }  // namespace eddy::app

@@ -7,6 +7,7 @@
 #include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
 
 namespace eddy::app {
@@ -135,6 +136,10 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
     log::info("checkpoint " + path);
   };
 
+  // Set-up: from the start of main (after MPI_Init) to the first step: the case, the solver, the ghost
+  // patterns and plans, the restart. Each rank's, so that what grows with the rank count shows.
+  log_spread(comm, "set-up time (start to the first step)", log::seconds_since_start(), 1.0, "s");
+  log_spread(comm, "set-up CPU time", cpu_seconds(), 1.0, "s");
   RunResult r = run_to_end(simulation, spec, out, start.step, start.restarted, write_checkpoint,
                            model.points(), model.rate() == Model::Rate::mlups);
   r.diagnostics = diagnostics.last_row();

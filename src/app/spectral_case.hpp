@@ -24,6 +24,8 @@ struct SpectralCase {
 /// Setup and decomposition from the config (InputError for what the solver cannot do, before anything is
 /// written). Collective.
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm);
+/// The same for rank `rank` of `size`, without MPI (eddy plan); parallel.autotune is not applied.
+SpectralCase make_spectral_case(const config::RunSpec& spec, int size, int rank);
 
 /// parallel.autotune: every process grid [1, P1, P2] (P1 P2 = P) the 3D solver can run on the box of
 /// `spec` is timed with the transforms of one step (Solver::transforms_of_step: pruned and overlapped

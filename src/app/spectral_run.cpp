@@ -87,10 +87,13 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
     tuned.parallel.ranks = tune_process_grid(spec, comm);
     return make_spectral_case(tuned, comm);
   }
+  return make_spectral_case(spec, comm.size(), comm.rank());
+}
+
+SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
   SpectralCase c;
   spectral::Setup& s = c.setup;
   s.dims = spec.dimensions();
-  const int P = comm.size();
   for (int d = 0; d < s.dims; ++d) {
     const auto k = static_cast<std::size_t>(d);
     s.cells[k] = spec.domain.cells[k];
@@ -138,8 +141,8 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
     throw InputError(cat("parallel.ranks: the pencils split the nx/2+1 = ", s.cells[0] / 2 + 1,
                          " kx-columns of wave-number space over P1 = ", c.p1,
                          " ranks (each rank needs at least one); use a smaller P1 or more cells along x"));
-  c.slabs =
-      parallel::Decomposition::make(s.dims, s.cells, grid_ranks, comm);  // InputError: more ranks than planes
+  c.slabs = parallel::Decomposition::make(s.dims, s.cells, grid_ranks, P,
+                                          rank);  // InputError: more ranks than planes
 
   s.precision = spec.numerics.precision == "fp32" ? Precision::fp32 : Precision::fp64;
   s.overlap = spec.parallel.overlap;

@@ -1,5 +1,6 @@
 #include "core/log.hpp"
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -18,7 +19,15 @@ void emit(std::ostream& term, const std::string& line, bool to_terminal) {
 }
 }  // namespace
 
-void set_rank(int rank) { g_rank = rank; }
+double seconds_since_start() {
+  static const auto start = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void set_rank(int rank) {
+  (void)seconds_since_start();
+  g_rank = rank;
+}
 void set_quiet(bool quiet) { g_quiet = quiet; }
 
 void open_file(const std::string& path) {

@@ -7,6 +7,8 @@ namespace eddy::log {
 
 /// Set by the app after MPI is up: only rank 0 prints info/warnings (errors print on every rank).
 void set_rank(int rank);
+/// Wall-clock seconds since the first call (set_rank makes it, at the start of main after MPI_Init).
+double seconds_since_start();
 /// Tee every later line into this file (run.log); "" closes it.
 void open_file(const std::string& path);
 /// Quiet mode for tests: info lines are not printed on the terminal (still go to the file).

@@ -29,6 +29,10 @@ namespace eddy::lbm {
 /// 128-byte line (FP32; two lines FP64): a warp's loads and stores of one slot for 32 cells are then one
 /// line each on the even step, and on the odd step for the links without an x component.
 constexpr index_t row_align = 32;
+/// Interior cells packed at a time for a checkpoint: the device holds this many cells' populations
+/// beside the state, not a second copy of the block (2^21 cells: 152 MiB for D3Q19 FP32).
+constexpr index_t state_chunk_cells = index_t(1) << 21;
+
 /// The padded grid of a block of `cells` (ghost width 1): the one layout of every LBM array. The kernels
 /// index a block's cells in 32 bits (stream_collide_k.hpp: Links), so a block holds fewer than 2^32 padded
 /// cells: about 1600^3, more than one GPU's memory holds.
@@ -81,19 +85,8 @@ class GhostLayout {
   /// For each peer rank: this block's ghost entries it fills (recv) and the interior entries that fill
   /// its ghosts (send); entries index the population array (slot * n_padded + padded cell).
   field::Pattern pattern() const {
-    const index_t N = grid_.n_padded;
     std::map<int, std::array<std::vector<index_t>, 2>> lists;  // peer -> {send, recv}
-    for_each_ghost_link(s_.rank, [&](index_t cell, int j, const index_t(&img)[3]) {
-      lists[owner(img)][1].push_back(j * N + cell);
-    });
-    std::vector<int> peers;
-    for (const auto& kv : lists) peers.push_back(kv.first);
-    for (int q : peers)
-      for_each_ghost_link(q, [&](index_t, int j, const index_t(&img)[3]) {
-        if (owner(img) != s_.rank) return;
-        lists[q][0].push_back(j * N +
-                              grid_.at(img[0] - s_.offset[0], img[1] - s_.offset[1], img[2] - s_.offset[2]));
-      });
+    for_each_entry([&](int peer, int side, index_t entry) { lists[peer][side].push_back(entry); });
     field::Pattern pat;
     for (auto& kv : lists) {
       field::Pattern::Peer p;
@@ -103,6 +96,32 @@ class GhostLayout {
       pat.peers.push_back(std::move(p));
     }
     return pat;
+  }
+
+  /// The lengths of pattern()'s lists, {send, recv} per peer rank, without building them (eddy plan).
+  std::map<int, std::array<index_t, 2>> pattern_sizes() const {
+    std::map<int, std::array<index_t, 2>> sizes;
+    for_each_entry([&](int peer, int side, index_t) { ++sizes[peer][static_cast<std::size_t>(side)]; });
+    return sizes;
+  }
+
+  /// Every entry of pattern(): visit(peer, side (0 send, 1 recv), entry), the recv entries of all peers
+  /// first, then each peer's send entries, in the order both ends enumerate them.
+  template <class F>
+  void for_each_entry(F&& visit) const {
+    const index_t N = grid_.n_padded;
+    std::vector<int> peers;
+    for_each_ghost_link(s_.rank, [&](index_t cell, int j, const index_t(&img)[3]) {
+      const int q = owner(img);
+      if (std::find(peers.begin(), peers.end(), q) == peers.end()) peers.push_back(q);
+      visit(q, 1, j * N + cell);
+    });
+    std::sort(peers.begin(), peers.end());
+    for (int q : peers)
+      for_each_ghost_link(q, [&](index_t, int j, const index_t(&img)[3]) {
+        if (owner(img) != s_.rank) return;
+        visit(q, 0, j * N + grid_.at(img[0] - s_.offset[0], img[1] - s_.offset[1], img[2] - s_.offset[2]));
+      });
   }
 
   /// Every ghost link of rank r's block: visit(padded cell, slot j, global image cell). Ghost cells
@@ -117,8 +136,12 @@ class GhostLayout {
       return u < lo[d] || u >= lo[d] + box[1][static_cast<std::size_t>(d)];
     };
     for (index_t z = 0; z < g.nz + 2 * g.gz; ++z)
-      for (index_t y = 0; y < g.ny + 2 * g.g; ++y)
+      for (index_t y = 0; y < g.ny + 2 * g.g; ++y) {
+        // Rows inside the block in y and z have ghosts at their two ends only: skip the interior cells,
+        // so that a block's links cost its surface, not its volume.
+        const bool inner_row = !outside(1, y) && (s_.dims == 2 || !outside(2, z));
         for (index_t x = 0; x < g.nx + 2 * g.g; ++x) {
+          if (inner_row && x == g.g) x = g.g + g.nx;
           const index_t p[3] = {x, y, z};
           index_t img[3];
           std::uint8_t flag;
@@ -145,6 +168,7 @@ class GhostLayout {
             visit(g.padded(x, y, z), j, img);
           }
         }
+      }
   }
 
   /// Kind of padded cell p of the block with extent `ext` at global offset `off`; `flag` gets its flag,

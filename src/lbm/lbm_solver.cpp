@@ -2,8 +2,12 @@
 // a translation unit of its own, see lbm/solver_impl.hpp), and the inlet profile.
 #include "lbm/lbm_solver.hpp"
 
+#include <algorithm>
+
 #include "backend/half.hpp"
 #include "core/error.hpp"
+#include "lbm/boundary_k.hpp"
+#include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
 
 namespace eddy::lbm {
@@ -22,7 +26,86 @@ std::unique_ptr<Solver> make_for_lattice(const Setup& s) {
   throw InputError("numerics.precision: unknown storage precision (valid: fp64, fp32, fp32/fp16)");
 }
 
+/// f(L{}) for the lattice L the setup names.
+template <class F>
+auto on_lattice(const Setup& s, F&& f) {
+  if (s.lattice == "D2Q9" && s.dims == 2) return f(D2Q9{});
+  if (s.lattice == "D3Q19" && s.dims == 3) return f(D3Q19{});
+  if (s.lattice == "D3Q27" && s.dims == 3) return f(D3Q27{});
+  throw InputError("numerics.lattice: '" + s.lattice + "' does not fit a " + std::to_string(s.dims) +
+                   "D domain (valid: D2Q9 in 2D; D3Q19, D3Q27 in 3D)");
+}
+
+int storage_bytes(Precision p) { return p == Precision::fp64 ? 8 : p == Precision::fp32 ? 4 : 2; }
+
+/// The arrays of SolverImpl<L, T> (solver_impl.hpp) for the block of `s`, with T of `bytes` bytes.
+template <class L>
+Footprint footprint_of(Setup s, bool steady_check) {
+  if (s.global[0] == 0) s.global = s.cells;
+  if (s.boxes.empty()) s.boxes = {{s.offset, s.cells}}, s.rank = 0;
+  const double t_bytes = storage_bytes(s.precision);
+  const field::PaddedGrid g = padded_grid(s.dims, s.cells);
+  Footprint f;
+  f.cells = g.n_interior();
+  f.bytes_per_cell_step = 2.0 * L::q * t_bytes + 1.0;
+  const double cells = double(f.cells);
+  // Populations (with the lead that aligns rows) and flags.
+  f.device_bytes =
+      t_bytes * double(L::q * g.n_padded + field::PaddedGrid::lead(1, row_align)) + double(g.n_padded);
+  // The ghost pattern: an index per entry, and the exchanger's packed buffers (parallel/halo.cpp).
+  const std::map<int, std::array<index_t, 2>> sizes = GhostLayout<L>(s).pattern_sizes();
+  for (const auto& [peer, n] : sizes) {
+    const double entries = double(n[0] + n[1]);
+    f.device_bytes += entries * (sizeof(index_t) + (s.exchanger || s.boxes.size() > 1 ? t_bytes : 0.0));
+    f.sent_bytes.emplace_back(peer, 0.5 * entries * t_bytes);
+  }
+  // Per face: walls and open faces put their first layer of cells on the special list; a face with
+  // ghosts from the exchange puts it in the shell (the overlapped step's cells updated first).
+  const unsigned wrap = wrapped_axes(s, s.cells);
+  index_t inner[3] = {g.nx, g.ny, g.nz}, away[3] = {g.nx, g.ny, g.nz};
+  for (int d = 0; d < s.dims; ++d) {
+    const std::size_t a = static_cast<std::size_t>(d);
+    for (int side = 0; side < 2; ++side) {
+      const bool at_edge = side == 0 ? s.offset[a] == 0 : s.offset[a] + s.cells[a] == s.global[a];
+      const bool periodic = s.faces[2 * a + static_cast<std::size_t>(side)] == FaceKind::periodic;
+      if (!at_edge || (periodic && !((wrap >> d) & 1u))) --inner[d];
+      if (at_edge && !periodic) --away[d];
+    }
+  }
+  const bool overlap = s.boxes.size() > 1 && g.nx > 2 && g.ny > 2 && (s.dims == 2 || g.nz > 2);
+  const double inner_cells = double(std::max<index_t>(inner[0], 0)) * double(std::max<index_t>(inner[1], 0)) *
+                             double(s.dims == 3 ? std::max<index_t>(inner[2], 0) : 1);
+  f.shell_cells = overlap ? f.cells - static_cast<index_t>(inner_cells) : 0;
+  const double away_cells = double(std::max<index_t>(away[0], 0)) * double(std::max<index_t>(away[1], 0)) *
+                            double(s.dims == 3 ? std::max<index_t>(away[2], 0) : 1);
+  const double special = cells - away_cells;
+  f.device_bytes += sizeof(index_t) * (double(f.shell_cells) + special);
+  // Open faces: a link per population leaving through the face's first layer (about q/5 per cell).
+  for (std::size_t face = 0; face < 6; ++face) {
+    const FaceKind k = s.faces[face];
+    if (k != FaceKind::velocity_inlet && k != FaceKind::pressure_outlet && k != FaceKind::outflow) continue;
+    const std::size_t a = face / 2;
+    const bool at_edge = face % 2 == 0 ? s.offset[a] == 0 : s.offset[a] + s.cells[a] == s.global[a];
+    if (!at_edge || a >= static_cast<std::size_t>(s.dims)) continue;
+    const double layer = cells / double(s.cells[a]);
+    f.device_bytes += layer * (L::q / 3.0) * (sizeof(BoundaryLink) + sizeof(double) + 3 * sizeof(long long));
+  }
+  if (steady_check) f.device_bytes += sizeof(double) * s.dims * cells;  // u_prev
+  // Temporaries: the moments of a field output (double), a chunk of the packed state of a checkpoint.
+  const double moments = sizeof(double) * (1 + s.dims) * cells, packed = t_bytes * L::q * cells;
+  f.transient_bytes = std::max(moments, t_bytes * L::q * double(std::min(f.cells, state_chunk_cells)));
+  // Host: the checkpoint state, a field output (density and velocity, then density and pressure in
+  // physical units beside them: (3 + d) doubles a cell), the flags and body marks of the set-up (1 + 4 + 1
+  // bytes per padded cell).
+  f.host_bytes = std::max({packed, sizeof(double) * (3 + s.dims) * cells, 6.0 * double(g.n_padded)});
+  return f;
+}
+
 }  // namespace
+
+Footprint footprint(const Setup& s, bool steady_check) {
+  return on_lattice(s, [&](auto lattice) { return footprint_of<decltype(lattice)>(s, steady_check); });
+}
 
 Real3 inlet_velocity(const Setup& s, int face, const index_t (&x)[3]) {
   const std::size_t f = static_cast<std::size_t>(face);
@@ -39,11 +122,7 @@ Real3 inlet_velocity(const Setup& s, int face, const index_t (&x)[3]) {
 std::unique_ptr<Solver> make_solver(const Setup& s) {
   if (s.collision != "bgk" && s.collision != "trt" && s.collision != "regularized")
     throw InputError("numerics.collision: '" + s.collision + "' is not known (valid: bgk, trt, regularized)");
-  if (s.lattice == "D2Q9" && s.dims == 2) return make_for_lattice<D2Q9>(s);
-  if (s.lattice == "D3Q19" && s.dims == 3) return make_for_lattice<D3Q19>(s);
-  if (s.lattice == "D3Q27" && s.dims == 3) return make_for_lattice<D3Q27>(s);
-  throw InputError("numerics.lattice: '" + s.lattice + "' does not fit a " + std::to_string(s.dims) +
-                   "D domain (valid: D2Q9 in 2D; D3Q19, D3Q27 in 3D)");
+  return on_lattice(s, [&](auto lattice) { return make_for_lattice<decltype(lattice)>(s); });
 }
 
 }  // namespace eddy::lbm

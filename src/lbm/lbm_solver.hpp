@@ -153,6 +153,22 @@ Real3 inlet_velocity(const Setup& s, int face, const index_t (&x)[3]);
 /// Build the solver for the lattice, collision and precision named in the setup.
 std::unique_ptr<Solver> make_solver(const Setup& s);
 
+/// What the solver of a setup holds and moves, found without building it (`eddy plan`): the arrays of
+/// lbm/solver_impl.hpp sized from the same padded grid and ghost pattern. Not counted: the boundary
+/// links of bodies (O(body surface)); `peers_exchange` says whether the ranks' exchanger is in use (a
+/// setup of several boxes), which adds the halo buffers and the shell's cell list.
+struct Footprint {
+  index_t cells = 0;               ///< interior cells of the block
+  index_t shell_cells = 0;         ///< cells updated before the exchange starts (0 without peers)
+  double device_bytes = 0;         ///< held through the run (populations, flags, lists, halo buffers)
+  double transient_bytes = 0;      ///< the largest temporary device array on top (field output, checkpoint)
+  double host_bytes = 0;           ///< the largest host array of a rank (checkpoint state, field output)
+  double bytes_per_cell_step = 0;  ///< update traffic per interior cell and step
+  std::vector<std::pair<int, double>> sent_bytes;  ///< per peer rank: bytes sent per step (mean of the
+                                                   ///< forward and reverse exchanges)
+};
+Footprint footprint(const Setup& s, bool steady_check);
+
 namespace detail {
 /// The solver of lattice L storing populations as T (double, float, backend::Half); defined in
 /// lbm/solver_impl.hpp and instantiated once per lattice and precision in a translation unit of its own.

@@ -220,18 +220,18 @@ inline Sum3 reduce_link_force(const long long* force, index_t begin, index_t end
 }
 
 template <class T>
-void launch_pack_state(const T* f, const PaddedGrid g, int q, T* out, bool unpack) {
-  backend::parallel_for(unpack ? "lbm::unpack_state" : "lbm::pack_state", g.n_interior(),
-                        [=] EDDY_DEVICE(index_t t) {
-                          const index_t n = g.interior_to_padded(t);
-                          for (int i = 0; i < q; ++i) {
-                            T* slot = const_cast<T*>(f) + i * g.n_padded + n;
-                            if (unpack)
-                              *slot = out[t * q + i];
-                            else
-                              out[t * q + i] = *slot;
-                          }
-                        });
+void launch_pack_state(const T* f, const PaddedGrid g, int q, index_t first, index_t count, T* out,
+                       bool unpack) {
+  backend::parallel_for(unpack ? "lbm::unpack_state" : "lbm::pack_state", count, [=] EDDY_DEVICE(index_t c) {
+    const index_t n = g.interior_to_padded(first + c);
+    for (int i = 0; i < q; ++i) {
+      T* slot = const_cast<T*>(f) + i * g.n_padded + n;
+      if (unpack)
+        *slot = out[c * q + i];
+      else
+        out[c * q + i] = *slot;
+    }
+  });
 }
 
 template <class L, class T, class R>
@@ -470,23 +470,31 @@ class SolverImpl final : public Solver {
   }
 
   std::vector<unsigned char> save_state() const override {
-    DeviceArray<T> packed(static_cast<std::size_t>(grid_.n_interior() * L::q));
-    launch_pack_state(pop(), grid_, L::q, packed.data(), false);
-    const std::vector<T> h = packed.to_host();
-    std::vector<unsigned char> out(h.size() * sizeof(T));
-    std::memcpy(out.data(), h.data(), out.size());
+    const index_t n = grid_.n_interior(), chunk = std::min(n, state_chunk_cells);
+    std::vector<unsigned char> out(static_cast<std::size_t>(n * L::q) * sizeof(T));
+    DeviceArray<T> packed(static_cast<std::size_t>(chunk * L::q));
+    for (index_t first = 0; first < n; first += chunk) {
+      const index_t count = std::min(chunk, n - first);
+      launch_pack_state(pop(), grid_, L::q, first, count, packed.data(), false);
+      backend::copy_to_host(out.data() + static_cast<std::size_t>(first * L::q) * sizeof(T), packed.data(),
+                            static_cast<std::size_t>(count * L::q) * sizeof(T));
+    }
     return out;
   }
 
   void load_state(const std::vector<unsigned char>& state, long step) override {
-    if (state.size() != static_cast<std::size_t>(grid_.n_interior() * L::q) * sizeof(T))
+    const index_t n = grid_.n_interior(), chunk = std::min(n, state_chunk_cells);
+    if (state.size() != static_cast<std::size_t>(n * L::q) * sizeof(T))
       throw Error("lbm: checkpoint state of " + std::to_string(state.size()) +
                   " bytes does not fit this block");
-    std::vector<T> h(state.size() / sizeof(T));
-    std::memcpy(h.data(), state.data(), state.size());
-    DeviceArray<T> packed;
-    packed.from_host(h);
-    launch_pack_state(pop(), grid_, L::q, packed.data(), true);
+    DeviceArray<T> packed(static_cast<std::size_t>(chunk * L::q));
+    for (index_t first = 0; first < n; first += chunk) {
+      const index_t count = std::min(chunk, n - first);
+      backend::copy_to_device(packed.data(),
+                              state.data() + static_cast<std::size_t>(first * L::q) * sizeof(T),
+                              static_cast<std::size_t>(count * L::q) * sizeof(T));
+      launch_pack_state(pop(), grid_, L::q, first, count, packed.data(), true);
+    }
     steps_ = step;
     // Before an odd step the ghosts must hold their images' post-collision populations.
     if (next_odd() && !pattern_.peers.empty())

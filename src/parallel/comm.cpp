@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 
 namespace eddy::parallel {
@@ -98,14 +99,21 @@ void Comm::abort(int code) const {
   std::exit(code);
 }
 
-int Comm::node_local_rank() const {
+namespace {
+// This rank's index among the ranks of its node, and their number (MPI_COMM_TYPE_SHARED split).
+std::array<int, 2> node_local(MPI_Comm comm, int rank) {
   MPI_Comm node;
-  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &node);
-  int r = 0;
-  MPI_Comm_rank(node, &r);
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  std::array<int, 2> rs{0, 1};
+  MPI_Comm_rank(node, &rs[0]);
+  MPI_Comm_size(node, &rs[1]);
   MPI_Comm_free(&node);
-  return r;
+  return rs;
 }
+}  // namespace
+
+int Comm::node_local_rank() const { return node_local(comm_, rank())[0]; }
+int Comm::node_local_size() const { return node_local(comm_, rank())[1]; }
 
 SplitComm::SplitComm(const Comm& parent, int color, int key) {
   MPI_Comm_split(parent.native(), color, key, &comm_);

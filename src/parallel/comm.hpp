@@ -53,6 +53,8 @@ class Comm {
   [[noreturn]] void abort(int code) const;
   /// Rank among the ranks of this node (MPI_COMM_TYPE_SHARED split): picks this rank's GPU.
   int node_local_rank() const;
+  /// Ranks on this node (the same split).
+  int node_local_size() const;
   /// Hostname of this rank.
   static std::string hostname();
   /// The MPI standard version the library implements, e.g. "3.1".

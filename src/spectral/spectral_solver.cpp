@@ -214,6 +214,12 @@ double reduce_band_energy(const Grid& g, const Complex<T>* s, index_t cs, const 
       [=] EDDY_DEVICE(index_t m) { return band_energy(Mode<T>::at(g, m), g.dims, s, m, cs, f); }, SumOp{});
 }
 
+/// Lanes of the spectrum's shell sums: enough to fill a GPU (16384), and no more than keep the lanes'
+/// partial sums (lanes x shells doubles) within the size of one field of this rank's modes.
+inline index_t spectrum_lanes(index_t modes, index_t shells) {
+  return std::max<index_t>(1, std::min<index_t>(16384, modes / std::max<index_t>(shells, 1)));
+}
+
 /// Shell sums of the energy without atomics, reproducibly: lane l sums the modes l, l + lanes, .. into its
 /// own column of part[shell][lane] (coalesced on GPUs), then each shell adds its lanes in order.
 template <class T>
@@ -288,8 +294,8 @@ class SolverImpl final : public Solver {
         grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == "phase_shift")),
         fft_(grid_, ex, s.overlap),
         comps_(s.dims == 2 ? 1 : 3),
-        inputs_(s.dims == 2 ? 4 : 3),
-        products_(s.dims == 2 ? 1 : 5),
+        inputs_(stage_inputs(s.dims)),
+        products_(stage_products(s.dims)),
         work_fields_(std::max(inputs_, products_)) {
     lin_.nu = T(s.nu);
     lin_.nu_h = T(s.hyperviscosity);
@@ -450,7 +456,7 @@ class SolverImpl final : public Solver {
       kk += kd * kd;
     }
     const auto shells = static_cast<index_t>(std::sqrt(kk) / sp.dk + 0.5) + 1;
-    const index_t lanes = std::max<index_t>(1, std::min<index_t>(grid_.modes(), 16384));
+    const index_t lanes = spectrum_lanes(grid_.modes(), shells);
     DeviceArray<double> part(static_cast<std::size_t>(lanes * shells)), out(static_cast<std::size_t>(shells));
     launch_spectrum(grid_, u_.data(), cs_, sp.dk, lanes, shells, part.data(), out.data());
     sp.energy = out.to_host();
@@ -654,6 +660,52 @@ double GradientMoments::skewness() const {
   double s = 0;
   for (int d = 0; d < 3; ++d) s += m2[d] > 0 ? m3[d] / std::pow(m2[d], 1.5) / 3.0 : 0.0;
   return s;
+}
+
+Footprint footprint(const Setup& s, int p1, int p2, int packed_sides) {
+  const int P = p1 * p2, comps = s.dims == 2 ? 1 : 3;
+  const int work = std::max(stage_inputs(s.dims), stage_products(s.dims));
+  const auto share = [](index_t n, int parts) { return (n + parts - 1) / parts; };  // the largest part
+  const double t = s.precision == Precision::fp32 ? 4.0 : 8.0, c = 2.0 * t;
+  Footprint f;
+  const index_t nx = s.cells[0], ny = s.cells[1], nz = s.dims == 3 ? s.cells[2] : 1;
+  f.points = s.dims == 3 ? nx * share(ny, p1) * share(nz, p2) : nx * share(ny, P);
+  f.modes = s.dims == 3 ? share(nx / 2 + 1, p1) * share(ny, p2) * nz : share(nx / 2 + 1, P) * ny;
+  const double points = double(f.points), modes = double(f.modes);
+  // The state u, the RK accumulator, the stage value (RK3, band-limited forcing), the transform work in
+  // wave-number space (w) and physical space (p).
+  const bool stage_value = s.stepper == "rk3" || s.forcing.kind == Forcing::band_limited;
+  f.device_bytes = c * modes * ((2 + (stage_value ? 1 : 0)) * comps + work) + t * points * work;
+  // Several ranks: the a-slab buffer (and the pencils' y buffer) of every field transformed together.
+  if (P > 1) f.device_bytes += c * modes * work * (p1 > 1 ? 2 : 1);
+  // Temporaries: the velocity of a field output (double); the energy spectrum's lanes (spectrum()).
+  double kk = 0, dk = 2 * M_PI / s.length[0];
+  for (int d = 0; d < s.dims; ++d) dk = std::min(dk, 2 * M_PI / s.length[static_cast<std::size_t>(d)]);
+  for (int d = 0; d < s.dims; ++d) {
+    const double kd =
+        2 * M_PI / s.length[static_cast<std::size_t>(d)] * double(s.cells[static_cast<std::size_t>(d)] / 2);
+    kk += kd * kd;
+  }
+  const double shells = std::floor(std::sqrt(kk) / dk + 0.5) + 1;
+  const double lanes = double(spectrum_lanes(f.modes, static_cast<index_t>(shells)));
+  f.transient_bytes = std::max(sizeof(double) * s.dims * points, sizeof(double) * (lanes + 1) * shells);
+  // Host: a field output (velocity and vorticity in double), the state of a checkpoint.
+  f.host_bytes = std::max(sizeof(double) * (s.dims + (s.dims == 3 ? 3 : 1)) * points, c * modes * comps);
+  const int stages = s.stepper == "rk3" ? 3 : 4;
+  f.transforms_per_step = stages * (stage_inputs(s.dims) + stage_products(s.dims));
+  // A transpose moves the kept rows (and in 3D the kept kx columns) of the 2/3 rule: (2/3)^2 of a field
+  // in 3D, 2/3 in 2D; phase shifts keep every mode.
+  const double kept = s.dealiasing == "two_thirds" ? (s.dims == 3 ? 4.0 / 9.0 : 2.0 / 3.0) : 1.0;
+  // Each exchange packs the a-slab side of the fields in flight (two, overlapped; else all of them) into
+  // segments of its own (parallel/transpose.cpp), or both sides, or neither (one-sided copies).
+  const double in_flight = s.overlap ? std::min(2, work) : work;
+  for (const int group : s.dims == 3 && p1 > 1 ? std::vector<int>{p1, p2} : std::vector<int>{P})
+    if (group > 1) {
+      const double moved = c * modes * kept * double(group - 1) / double(group);
+      f.transposes.emplace_back(group, moved);
+      f.device_bytes += in_flight * moved * packed_sides;
+    }
+  return f;
 }
 
 double cfl_limit(const std::string& stepper, const std::string& dealiasing) {

@@ -136,6 +136,28 @@ class Solver {
 /// Build the solver for the setup's precision. The exchange must outlive the solver.
 std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchange);
 
+/// The fields a stage's backward transforms take (2D 4, 3D 3) and its forward transforms (2D 1, 3D 5).
+constexpr int stage_inputs(int dims) { return dims == 2 ? 4 : 3; }
+constexpr int stage_products(int dims) { return dims == 2 ? 1 : 5; }
+
+/// What the solver of a setup holds and moves on one rank of a process grid [1, p1, p2], found without
+/// building it (`eddy plan`): the arrays of spectral_solver.cpp and slab_fft.cpp for the rank's share
+/// of the points and modes. Not counted: the FFT library's work area (cuFFT: well under one field).
+struct Footprint {
+  index_t points = 0;           ///< physical points of the rank (the largest share)
+  index_t modes = 0;            ///< wave-number modes of the rank (the r2c half axis, largest share)
+  double device_bytes = 0;      ///< held through the run
+  double transient_bytes = 0;   ///< the largest temporary device array on top (field output)
+  double host_bytes = 0;        ///< the largest host array (the velocity of a field output, the state)
+  int transforms_per_step = 0;  ///< 3D RK4: 4 stages x (3 + 5)
+  /// Per transpose of a transform: {ranks of the group it runs in, bytes this rank sends}. Slab: one
+  /// over all ranks; pencil: within the row (p1 ranks), then within the column (p2 ranks).
+  std::vector<std::pair<int, double>> transposes;
+};
+/// `packed_sides`: the sides of a transpose the transport packs into segments of its own: 0 one-sided
+/// copies between the layouts (`peer`), 1 the a-slab side (MPI on the CPU backend), 2 both (GPU buffers).
+Footprint footprint(const Setup& s, int p1, int p2, int packed_sides);
+
 /// Stability limit of the stepper on the imaginary axis (radius sqrt(3) for rk3, 2 sqrt(2) for rk4) as a
 /// CFL number dt sum_i max|u_i| / dx_i, for the largest kept wave number (2 pi / 3) / dx (two_thirds:
 /// rk3 0.83, rk4 1.35) or sqrt(2) (2 pi / 3) / dx along an axis (phase_shift: rk3 0.58, rk4 0.95).
