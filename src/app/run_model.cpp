@@ -139,7 +139,7 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
   // Set-up: from the start of main (after MPI_Init) to the first step: the case, the solver, the ghost
   // patterns and plans, the restart. Each rank's, so that what grows with the rank count shows.
   log_spread(comm, "set-up time (start to the first step)", log::seconds_since_start(), 1.0, "s");
-  log_spread(comm, "set-up CPU time", cpu_seconds(), 1.0, "s");
+  log_spread(comm, "set-up CPU time", cpu_seconds() - log::cpu_seconds_at_start(), 1.0, "s");
   RunResult r = run_to_end(simulation, spec, out, start.step, start.restarted, write_checkpoint,
                            model.points(), model.rate() == Model::Rate::mlups);
   r.diagnostics = diagnostics.last_row();

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <mutex>
 
+#include "core/memory.hpp"
+
 namespace eddy::log {
 namespace {
 int g_rank = 0;
@@ -24,8 +26,14 @@ double seconds_since_start() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+double cpu_seconds_at_start() {
+  static const double at_start = cpu_seconds();
+  return at_start;
+}
+
 void set_rank(int rank) {
   (void)seconds_since_start();
+  (void)cpu_seconds_at_start();
   g_rank = rank;
 }
 void set_quiet(bool quiet) { g_quiet = quiet; }

@@ -9,6 +9,8 @@ namespace eddy::log {
 void set_rank(int rank);
 /// Wall-clock seconds since the first call (set_rank makes it, at the start of main after MPI_Init).
 double seconds_since_start();
+/// This process's CPU time (core/memory.hpp: cpu_seconds) at that first call.
+double cpu_seconds_at_start();
 /// Tee every later line into this file (run.log); "" closes it.
 void open_file(const std::string& path);
 /// Quiet mode for tests: info lines are not printed on the terminal (still go to the file).
