@@ -693,13 +693,17 @@ Footprint footprint(const Setup& s, int p1, int p2, int packed_sides) {
   f.host_bytes = std::max(sizeof(double) * (s.dims + (s.dims == 3 ? 3 : 1)) * points, c * modes * comps);
   const int stages = s.stepper == "rk3" ? 3 : 4;
   f.transforms_per_step = stages * (stage_inputs(s.dims) + stage_products(s.dims));
-  // A transpose moves the kept rows (and in 3D the kept kx columns) of the 2/3 rule: (2/3)^2 of a field
-  // in 3D, 2/3 in 2D; phase shifts keep every mode.
-  const double kept = s.dealiasing == "two_thirds" ? (s.dims == 3 ? 4.0 / 9.0 : 2.0 / 3.0) : 1.0;
+  // What a transpose moves (slab_fft.hpp): slabs the kept ky (2D: kx) rows of the 2/3 rule, 2/3 of a
+  // field, and of those in 3D only the kept kx columns where the transport copies straight between the
+  // layouts (one-sided peer copies: 4/9); the pencils' transposes and phase shifts move every mode.
+  const bool pencil = s.dims == 3 && p1 > 1;
+  const double kept = s.dealiasing != "two_thirds" || pencil ? 1.0
+                      : s.dims == 3 && packed_sides == 0     ? 4.0 / 9.0
+                                                             : 2.0 / 3.0;
   // Each exchange packs the a-slab side of the fields in flight (two, overlapped; else all of them) into
   // segments of its own (parallel/transpose.cpp), or both sides, or neither (one-sided copies).
   const double in_flight = s.overlap ? std::min(2, work) : work;
-  for (const int group : s.dims == 3 && p1 > 1 ? std::vector<int>{p1, p2} : std::vector<int>{P})
+  for (const int group : pencil ? std::vector<int>{p1, p2} : std::vector<int>{P})
     if (group > 1) {
       const double moved = c * modes * kept * double(group - 1) / double(group);
       f.transposes.emplace_back(group, moved);
