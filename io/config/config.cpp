@@ -787,6 +787,12 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
     w.fail(w.has("run.end_time") ? "run.end_time" : "run.steps",
            "neither run.end_time nor run.steps is > 0; set one of them to say when the run stops");
   }
+#ifndef EDDY_HDF5_PARALLEL
+  if (s.output.writer == "collective")
+    w.fail("output.writer",
+           "'collective' needs a parallel HDF5 (MPI-IO) and this build's HDF5 is serial; use auto, gather or "
+           "per_rank");
+#endif
   if (!s.parallel.ranks.empty() && s.parallel.ranks.size() != dims) {
     w.fail("parallel.ranks", "needs one entry per dimension (" + std::to_string(dims) +
                                  ") or none (automatic), got " + std::to_string(s.parallel.ranks.size()));

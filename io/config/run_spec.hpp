@@ -123,6 +123,9 @@ struct CheckpointSpec {
 
 struct OutputSpec {
   std::string dir = "";  ///< output directory; "" = out/<name> (the CLI's --out wins)
+  /// How the ranks write field files and checkpoints: auto (collective with a parallel HDF5, else
+  /// per_rank on several ranks, else one plain file), collective, gather or per_rank.
+  std::string writer = "auto";
   FieldOutputSpec fields{};
   DiagnosticsSpec diagnostics{};
   CheckpointSpec checkpoint{};

@@ -192,6 +192,7 @@ void visit(CheckpointSpec& s, V& v) {
 template <class V>
 void visit(OutputSpec& s, V& v) {
   v.field("dir", s.dir);
+  v.field("writer", s.writer, one_of({"auto", "collective", "gather", "per_rank"}));
   v.section("fields", s.fields);
   v.section("diagnostics", s.diagnostics);
   v.section("checkpoint", s.checkpoint);

@@ -54,7 +54,7 @@ bool valid(const std::string& path, std::string& why) {
 }  // namespace
 
 std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, const CheckpointState& state,
-                             long keep, const parallel::Comm& comm) {
+                             long keep, const parallel::Comm& comm, WriteMode mode, WriteStats* stats) {
   const fs::path dir = out / "checkpoints";
   if (comm.root()) {
     std::error_code ec;
@@ -65,7 +65,7 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
   std::snprintf(name, sizeof name, "ckpt_%08ld.h5", meta.step);
   const fs::path path = dir / name;
   {
-    FieldFile f = FieldFile::create(path.string(), *state.block, comm);
+    FieldFile f = FieldFile::create(path.string(), *state.block, comm, mode);
     f.set_attribute("format", format_name);
     f.set_attribute("solver", meta.solver);
     f.set_attribute("scheme", meta.scheme);
@@ -84,6 +84,7 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
       f.write_array("state", static_cast<const std::uint16_t*>(state.data), *state.block, state.ncomp,
                     Checksum::on);
     f.commit();
+    if (stats) *stats = f.stats();
   }
   if (comm.root()) {
     // `latest` last, through a rename, so it never names a file that is not complete.
@@ -95,10 +96,8 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
     }
     fs::rename(tmp, dir / "latest");
     const std::vector<fs::path> all = checkpoints_in(dir);
-    for (std::size_t k = static_cast<std::size_t>(std::max(1L, keep)); k < all.size(); ++k) {
-      std::error_code ec;
-      fs::remove(all[k], ec);
-    }
+    for (std::size_t k = static_cast<std::size_t>(std::max(1L, keep)); k < all.size(); ++k)
+      remove_field_file(all[k].string());  // with its rank files (per_rank writer)
   }
   comm.barrier();
   return path.string();

@@ -2,11 +2,14 @@
 /// Checkpoints (src/README.md, Output files): `checkpoints/ckpt_<step:08d>.h5` holding everything an
 /// exact restart needs, a checksum on every dataset, written under a temporary name and renamed when
 /// complete; the last K are kept and `checkpoints/latest` (the file name, one line) is updated last.
+/// A checkpoint written by the per_rank writer is `ckpt_<step:08d>.h5` with its rank files in
+/// `ckpt_<step:08d>.ranks/`; rotation removes both.
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "io/hdf5/block.hpp"
+#include "io/hdf5/field_file.hpp"
 #include "parallel/comm.hpp"
 
 namespace eddy::io {
@@ -32,10 +35,11 @@ struct CheckpointState {
   const void* data = nullptr;
 };
 
-/// Write a checkpoint into `<out>/checkpoints`, update `latest`, remove all but the newest `keep`.
-/// Returns its path. Collective.
+/// Write a checkpoint into `<out>/checkpoints` with writer `mode`, update `latest`, remove all but the
+/// newest `keep`. Returns its path; `stats` (when given) receives its bytes and write time. Collective.
 std::string write_checkpoint(const std::filesystem::path& out, const CheckpointMeta& meta,
-                             const CheckpointState& state, long keep, const parallel::Comm& comm);
+                             const CheckpointState& state, long keep, const parallel::Comm& comm,
+                             WriteMode mode = WriteMode::automatic, WriteStats* stats = nullptr);
 
 /// The checkpoint to restart from: `auto` = the newest one in `<out>/checkpoints` whose checksums hold
 /// (ones that fail are skipped with a warning; none at all is an InputError); anything else is a path,

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -29,49 +30,135 @@ bool hdf5_is_parallel() {
 #endif
 }
 
+WriteMode resolve_write_mode(WriteMode mode, int ranks) {
+  if (mode != WriteMode::automatic) return mode;
+  if (hdf5_is_parallel()) return WriteMode::collective;
+  return ranks > 1 ? WriteMode::per_rank : WriteMode::gather;
+}
+
+const char* to_string(WriteMode mode) {
+  switch (mode) {
+    case WriteMode::automatic:
+      return "auto";
+    case WriteMode::collective:
+      return "collective";
+    case WriteMode::gather:
+      return "gather";
+    case WriteMode::per_rank:
+      return "per_rank";
+  }
+  return "?";
+}
+
+WriteMode parse_write_mode(const std::string& name) {
+  for (WriteMode m : {WriteMode::automatic, WriteMode::collective, WriteMode::gather, WriteMode::per_rank})
+    if (name == to_string(m)) return m;
+  throw InputError("output.writer: '" + name + "' is not one of auto, collective, gather, per_rank");
+}
+
+std::string per_rank_dir(const std::string& path) {
+  const std::string ext = ".h5";
+  const bool h5 = path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  return (h5 ? path.substr(0, path.size() - ext.size()) : path) + ".ranks";
+}
+
+void remove_field_file(const std::string& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+  fs::remove_all(per_rank_dir(path), ec);
+}
+
+namespace {
+
+/// This rank's file in the per_rank directory: "000003.h5".
+std::string rank_file_name(int rank) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%06d.h5", rank);
+  return b;
+}
+
+/// fsync a file or directory by name; false (errno set) when it cannot be opened or synced.
+bool sync_path(const std::string& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  return ok;
+}
+
+}  // namespace
+
 struct FieldFile::State {
   parallel::Comm comm;
   int rank = 0;
   Block block;
   std::string path;
   std::string tmp;
+  WriteMode mode = WriteMode::gather;
   bool collective = false;
   bool created = false;  // this rank created the .tmp (rank 0 removes it unless committed)
   bool committed = false;
-  h5::Id file;  // open on every rank (collective) or on rank 0 only (gather)
+  h5::Id file;  // open on every rank (collective) or on rank 0 only (gather, per_rank)
   std::vector<DatasetInfo> fields;
   std::uint64_t bytes = 0;  // dataset bytes written so far
+  // per_rank: this rank's own file, in `dir_tmp` until commit() renames the directory to `dir`.
+  std::string dir, dir_tmp, part_tmp;
+  h5::Id part;
+  std::uint64_t part_bytes = 0;  // dataset bytes in this rank's own file
+  bool part_created = false;     // this rank created part_tmp
+  bool dir_created = false;      // rank 0 created dir_tmp
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  WriteStats stats;
 
-  /// Does this rank hold the file open?
+  /// Does this rank hold `file` (the master file in per_rank mode) open?
   bool writer() const { return collective || rank == 0; }
+  bool per_rank() const { return mode == WriteMode::per_rank; }
 
   ~State() {
     if (!committed) discard();
   }
 
-  /// Close and remove a file that will not be committed. Collective in collective mode (every rank
-  /// destroys its FieldFile together). Closing flushes HDF5's metadata; when that fails (full disk),
-  /// HDF5 1.10 cannot close the file any more and crashes at exit. So the file is first truncated to
-  /// nothing, which frees its blocks for the metadata, and flushed once more, which also resets the
-  /// metadata cache after an earlier failed flush; only then closed.
+  /// Close and remove a file that will not be committed. Collective in collective and per_rank
+  /// mode (every rank destroys its FieldFile together). Closing flushes HDF5's metadata; when that
+  /// fails (full disk), HDF5 1.10 cannot close the file any more and crashes at exit. So the file is
+  /// first truncated to nothing, which frees its blocks for the metadata, and flushed once more,
+  /// which also resets the metadata cache after an earlier failed flush; only then closed.
   void discard() {
-    if (file.valid()) {
-      truncate_to_zero();
-      H5Fflush(file.get(), H5F_SCOPE_GLOBAL);
-      file.close();
-      h5::error_detail();
+    close_discarded(part);
+    close_discarded(file);
+    if (part_created) {
+      std::error_code ec;
+      fs::remove(part_tmp, ec);
+      part_created = false;
     }
+    // Every rank has closed and removed its own file before rank 0 removes the directory.
+    if (per_rank()) MPI_Barrier(comm.native());
     if (rank == 0 && created) {
       std::error_code ec;
       fs::remove(tmp, ec);
       created = false;  // never remove a later file of the same name
     }
+    if (rank == 0 && dir_created) {
+      std::error_code ec;
+      fs::remove_all(dir_tmp, ec);
+      dir_created = false;
+    }
   }
 
-  void truncate_to_zero() {
-    h5::Id fapl = h5::plist(H5Fget_access_plist(file.get()));
+  static void close_discarded(h5::Id& f) {
+    if (!f.valid()) return;
+    truncate_to_zero(f.get());
+    H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
+    f.close();
+    h5::error_detail();
+  }
+
+  static void truncate_to_zero(hid_t file) {
+    h5::Id fapl = h5::plist(H5Fget_access_plist(file));
     void* handle = nullptr;
-    if (!fapl.valid() || H5Fget_vfd_handle(file.get(), fapl.get(), &handle) < 0 || !handle) return;
+    if (!fapl.valid() || H5Fget_vfd_handle(file, fapl.get(), &handle) < 0 || !handle) return;
     const hid_t driver = H5Pget_driver(fapl.get());
 #ifdef EDDY_HDF5_PARALLEL
     if (driver == H5FD_MPIO) {
@@ -182,6 +269,47 @@ h5::Id create_dataset(hid_t file, const std::string& name, hid_t file_type,
       H5Dcreate2(file, name.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
 }
 
+/// A name as H5Pset_virtual reads it, where '%' starts a substitution: "%%" is a literal '%'.
+std::string vds_literal(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '%') out += '%';
+    out += c;
+  }
+  return out;
+}
+
+/// A virtual dataset of `shape` in `file` mapping each non-empty box of `boxes` (rank r's) onto
+/// dataset `name` of `<dir>/<r:06d>.h5`, `dir` relative to the directory of `file`.
+h5::Id create_virtual_dataset(hid_t file, const std::string& name, hid_t file_type,
+                              const std::vector<index_t>& shape, const std::vector<Block>& boxes, int ncomp,
+                              const std::string& dir) {
+  const std::vector<hsize_t> dims = h5::dims_of(shape);
+  h5::Id vspace = h5::space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  h5::Id lcpl = h5::plist(H5Pcreate(H5P_LINK_CREATE));
+  h5::Id dcpl = h5::plist(H5Pcreate(H5P_DATASET_CREATE));
+  if (!vspace.valid() || !lcpl.valid() || !dcpl.valid()) return h5::Id();
+  if (H5Pset_create_intermediate_group(lcpl.get(), 1) < 0) return h5::Id();
+  const std::string source = vds_literal(name);
+  for (size_t r = 0; r < boxes.size(); ++r) {
+    const Block& b = boxes[r];
+    if (b.local_cells() <= 0) continue;
+    std::vector<hsize_t> start = h5::dims_of(b.file_start());
+    if (ncomp > 0) start.push_back(0);
+    const std::vector<hsize_t> count = h5::dims_of(b.file_count(ncomp));
+    h5::Id src = h5::space(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+    if (!src.valid() ||
+        H5Sselect_hyperslab(vspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
+      return h5::Id();
+    const std::string part = vds_literal(dir + "/" + rank_file_name(static_cast<int>(r)));
+    if (H5Pset_virtual(dcpl.get(), vspace.get(), part.c_str(), source.c_str(), src.get()) < 0)
+      return h5::Id();
+  }
+  if (H5Sselect_all(vspace.get()) < 0) return h5::Id();
+  return h5::dataset(
+      H5Dcreate2(file, name.c_str(), file_type, vspace.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+}
+
 h5::Id transfer_plist(bool collective) {
 #ifdef EDDY_HDF5_PARALLEL
   if (collective) {
@@ -195,28 +323,90 @@ h5::Id transfer_plist(bool collective) {
   return h5::Id(H5P_DEFAULT, nullptr);
 }
 
-/// Write one box (possibly empty: then this rank takes part with an empty selection).
+/// One contiguous piece of a rank's box: planes [z0, z0 + nz) of the box (its slowest axis) and, of
+/// those, rows [y0, y0 + ny); `at` = its first value in the local array.
+struct Piece {
+  hsize_t z0, nz, y0, ny, at;
+};
+
+/// The box cut into pieces of at most `max_bytes` (whole planes, or rows of one plane when a plane
+/// is larger; a row is never cut): in C order the local array is (planes, rows, row), so each piece is
+/// one hyperslab and one contiguous range of memory.
+std::vector<Piece> pieces_of(const Block& b, int ncomp, size_t value_bytes, size_t max_bytes) {
+  std::vector<Piece> out;
+  if (b.local_cells() <= 0) return out;
+  const std::vector<index_t> count = b.file_count(ncomp);
+  // Axis 0 is the slowest (z in 3D); 1D boxes have a single "plane".
+  const hsize_t planes = count.size() >= 2 ? static_cast<hsize_t>(count[0]) : 1;
+  const hsize_t rows = count.size() >= 3 ? static_cast<hsize_t>(count[1]) : 1;
+  hsize_t total = 1;
+  for (index_t n : count) total *= static_cast<hsize_t>(n);
+  const hsize_t plane = total / planes, row = plane / rows;
+  const hsize_t max_values = std::max<hsize_t>(1, max_bytes / value_bytes);
+  if (plane <= max_values) {
+    const hsize_t per = std::max<hsize_t>(1, max_values / plane);
+    for (hsize_t z = 0; z < planes; z += per)
+      out.push_back({z, std::min(per, planes - z), 0, rows, z * plane});
+  } else {
+    const hsize_t per = std::max<hsize_t>(1, max_values / row);
+    for (hsize_t z = 0; z < planes; ++z)
+      for (hsize_t y = 0; y < rows; y += per)
+        out.push_back({z, 1, y, std::min(per, rows - y), z * plane + y * row});
+  }
+  return out;
+}
+
+/// Select `p` of box `b` in `fspace` (a dataset of b.file_shape(ncomp)) and return its memory space.
+h5::Id select_piece(hid_t fspace, const Block& b, int ncomp, const Piece& p) {
+  std::vector<hsize_t> start = h5::dims_of(b.file_start());
+  if (ncomp > 0) start.push_back(0);
+  std::vector<hsize_t> count = h5::dims_of(b.file_count(ncomp));
+  hsize_t values = 1;
+  if (count.size() >= 2) start[0] += p.z0, count[0] = p.nz;
+  if (count.size() >= 3) start[1] += p.y0, count[1] = p.ny;
+  for (hsize_t n : count) values *= n;
+  if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
+    return h5::Id();
+  return h5::space(H5Screate_simple(1, &values, nullptr));
+}
+
+/// Box writes go down in pieces of at most this many bytes: MPI-IO counts are int, and collective
+/// MPI-IO writes of more than 2 GiB from one rank fail or corrupt data with some MPI libraries.
+constexpr size_t kMaxWrite = size_t(1) << 30;
+
+/// Write one box (possibly empty: then this rank takes part with empty selections) in pieces. In a
+/// collective transfer every rank makes the same number of H5Dwrite calls (the most any rank needs),
+/// with empty selections once its own pieces are done; so this is collective there.
 template <class T>
-bool write_box(hid_t dset, const T* data, const Block& b, int ncomp, hid_t dxpl) {
+bool write_box(hid_t dset, const T* data, const Block& b, int ncomp, hid_t dxpl, const parallel::Comm* comm) {
   h5::Id fspace = h5::space(H5Dget_space(dset));
   if (!fspace.valid()) return false;
-  h5::Id mspace;
-  if (b.local_cells() > 0) {
-    std::vector<hsize_t> start = h5::dims_of(b.file_start());
-    if (ncomp > 0) start.push_back(0);
-    const std::vector<hsize_t> count = h5::dims_of(b.file_count(ncomp));
-    if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
-      return false;
-    mspace = h5::space(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
-  } else {
-    const hsize_t one = 1;
-    if (H5Sselect_none(fspace.get()) < 0) return false;
-    mspace = h5::space(H5Screate_simple(1, &one, nullptr));
-    if (!mspace.valid() || H5Sselect_none(mspace.get()) < 0) return false;
-  }
-  if (!mspace.valid()) return false;
+  const std::vector<Piece> mine = pieces_of(b, ncomp, sizeof(T), kMaxWrite);
+  const long calls = comm ? comm->max(static_cast<long>(mine.size())) : static_cast<long>(mine.size());
   static const T dummy{};
-  return H5Dwrite(dset, h5::TypeOf<T>::mem(), mspace.get(), fspace.get(), dxpl, data ? data : &dummy) >= 0;
+  bool ok = true;
+  for (long k = 0; k < calls; ++k) {
+    h5::Id mspace;
+    const T* from = &dummy;
+    if (static_cast<size_t>(k) < mine.size()) {
+      if (ok) mspace = select_piece(fspace.get(), b, ncomp, mine[static_cast<size_t>(k)]);
+      from = data ? data + mine[static_cast<size_t>(k)].at : &dummy;
+    }
+    if (!mspace.valid()) {  // nothing (left) on this rank, or a failed selection: an empty one
+      const hsize_t one = 1;
+      mspace = h5::space(H5Screate_simple(1, &one, nullptr));
+      if (!mspace.valid() || H5Sselect_none(mspace.get()) < 0 || H5Sselect_none(fspace.get()) < 0) {
+        ok = false;
+        if (!comm) return false;
+        continue;  // a collective write needs every rank's call, so keep going with the rest
+      }
+      if (static_cast<size_t>(k) < mine.size()) ok = false;
+      from = &dummy;
+    }
+    if (H5Dwrite(dset, h5::TypeOf<T>::mem(), mspace.get(), fspace.get(), dxpl, from) < 0) ok = false;
+    if (!ok && !comm) return false;
+  }
+  return ok;
 }
 
 void send_bytes(const void* p, size_t n, int to, MPI_Comm c) {
@@ -243,17 +433,26 @@ FieldFile::~FieldFile() = default;
 
 FieldFile FieldFile::create(const std::string& path, const Block& block, const parallel::Comm& comm,
                             WriteMode mode) {
+  const auto started = std::chrono::steady_clock::now();
   h5::silence_errors();
   const std::string where = "HDF5 file '" + path + "'";
   if (mode == WriteMode::collective && !hdf5_is_parallel())
-    throw Error("cannot write " + where + " collectively: this build's HDF5 is serial (use the gather mode)");
+    throw Error("cannot write " + where +
+                " collectively: this build's HDF5 is serial (use the gather or per_rank mode)");
   auto s = std::make_unique<State>();
+  s->started = started;
   s->comm = comm;
   s->rank = comm.rank();
   s->block = block;
   s->path = path;
   s->tmp = path + ".tmp";
-  s->collective = mode == WriteMode::collective || (mode == WriteMode::automatic && hdf5_is_parallel());
+  s->mode = resolve_write_mode(mode, comm.size());
+  s->collective = s->mode == WriteMode::collective;
+  if (s->per_rank()) {
+    s->dir = per_rank_dir(path);
+    s->dir_tmp = s->dir + ".tmp";
+    s->part_tmp = (fs::path(s->dir_tmp) / rank_file_name(s->rank)).string();
+  }
 
   const std::string bad = block.check();
   throw_if_any_failed(comm, bad.empty(), "cannot create " + where + ": " + bad);
@@ -270,8 +469,27 @@ FieldFile FieldFile::create(const std::string& path, const Block& block, const p
       why = with_detail(problem.empty() ? "cannot create '" + s->tmp + "'" : problem);
     }
     s->created = ok && s->rank == 0;
+    if (ok && s->per_rank() && s->rank == 0) {
+      // A directory left by a crashed run goes first; nothing of it is under a final name.
+      std::error_code ec;
+      fs::remove_all(s->dir_tmp, ec);
+      ok = fs::create_directory(s->dir_tmp, ec);
+      if (!ok) why = "cannot create directory '" + s->dir_tmp + "': " + ec.message();
+      s->dir_created = ok;
+    }
   }
   throw_if_any_failed(comm, ok, "cannot create " + where + ": " + why);
+  if (s->per_rank()) {
+    // Every rank's own file, opened by this rank alone through the serial driver (also when the
+    // library is a parallel build).
+    h5::Id fapl = make_fapl(comm, false);
+    if (fapl.valid())
+      s->part = h5::file(H5Fcreate(s->part_tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+    ok = s->part.valid();
+    s->part_created = ok;
+    if (!ok) why = with_detail("cannot create '" + s->part_tmp + "'");
+    throw_if_any_failed(comm, ok, "cannot create " + where + ": " + why);
+  }
   return FieldFile(std::move(s));
 }
 
@@ -279,6 +497,8 @@ const std::string& FieldFile::path() const { return s_->path; }
 std::string FieldFile::temp_path() const { return s_->tmp; }
 const Block& FieldFile::block() const { return s_->block; }
 bool FieldFile::collective() const { return s_->collective; }
+WriteMode FieldFile::mode() const { return s_->mode; }
+const WriteStats& FieldFile::stats() const { return s_->stats; }
 bool FieldFile::committed() const { return s_ && s_->committed; }
 const std::vector<DatasetInfo>& FieldFile::fields() const { return s_->fields; }
 
@@ -294,7 +514,11 @@ void FieldFile::commit() {
   std::string why;
   // Flush first: a failed flush leaves the file open and closable (discard() then frees its blocks),
   // whereas a failed close cannot be recovered from.
-  if (s.writer() && H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL) < 0) {
+  if (s.per_rank() && H5Fflush(s.part.get(), H5F_SCOPE_GLOBAL) < 0) {
+    ok = false;
+    why = with_detail("writing the metadata of '" + s.part_tmp + "' failed");
+  }
+  if (ok && s.writer() && H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL) < 0) {
     ok = false;
     why = with_detail("writing the file's metadata failed");
   }
@@ -302,36 +526,62 @@ void FieldFile::commit() {
     s.discard();
     throw_if_any_failed(s.comm, ok, "cannot finish HDF5 file '" + s.path + "': " + why);
   }
-  if (s.writer() && !s.file.close()) {
+  if (s.per_rank() && !s.part.close()) {
+    ok = false;
+    why = with_detail("closing '" + s.part_tmp + "' failed");
+  }
+  if (s.writer() && !s.file.close() && ok) {
     ok = false;
     why = with_detail("closing the file failed");
   }
+  // per_rank: each rank makes its own file durable before rank 0 renames the directory.
+  if (ok && s.per_rank() && !sync_path(s.part_tmp)) {
+    ok = false;
+    why = "cannot sync '" + s.part_tmp + "': " + std::strerror(errno);
+  }
   throw_if_any_failed(s.comm, ok, "cannot finish HDF5 file '" + s.path + "': " + why);
 
-  // Every rank has closed the file (the allreduce above orders it): now rank 0 makes it durable and
-  // gives it its final name in one atomic rename.
+  // Every rank has closed its files (the allreduce above orders it): now rank 0 makes them durable
+  // and gives them their final names, each in one atomic rename: the rank files' directory first,
+  // the file that maps them last.
   if (s.rank == 0) {
-    const int fd = ::open(s.tmp.c_str(), O_RDONLY);
-    if (fd < 0 || ::fsync(fd) != 0) {
+    const fs::path parent = fs::path(s.path).parent_path();
+    const std::string parent_dir = parent.empty() ? "." : parent.string();
+    if (s.per_rank()) {
+      sync_path(s.dir_tmp);  // best effort: persist the directory's entries
+      std::error_code ec;
+      fs::remove_all(s.dir, ec);  // an earlier file's, about to be replaced together with <path>
+      if (std::rename(s.dir_tmp.c_str(), s.dir.c_str()) != 0) {
+        ok = false;
+        why = "cannot rename '" + s.dir_tmp + "' to '" + s.dir + "': " + std::strerror(errno);
+      } else {
+        s.dir_created = false;
+      }
+    }
+    if (ok && !sync_path(s.tmp)) {
       ok = false;
       why = "cannot sync '" + s.tmp + "': " + std::strerror(errno);
     }
-    if (fd >= 0) ::close(fd);
     if (ok && std::rename(s.tmp.c_str(), s.path.c_str()) != 0) {
       ok = false;
       why = "cannot rename '" + s.tmp + "' to '" + s.path + "': " + std::strerror(errno);
     }
     if (ok) {
-      fs::path dir = fs::path(s.path).parent_path();
-      const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY);
-      if (dfd >= 0) {
-        ::fsync(dfd);  // best effort: persist the rename itself
-        ::close(dfd);
-      }
+      sync_path(parent_dir);  // best effort: persist the rename itself
+      // A file written before under this name by the per_rank path leaves no stale directory.
+      std::error_code ec;
+      if (!s.per_rank() && fs::exists(per_rank_dir(s.path), ec)) fs::remove_all(per_rank_dir(s.path), ec);
+    } else if (s.per_rank() && !s.dir_created) {
+      std::error_code ec;
+      fs::remove_all(s.dir, ec);  // renamed already: nothing of an uncommitted file stays
     }
   }
   throw_if_any_failed(s.comm, ok, "cannot finish HDF5 file '" + s.path + "': " + why);
   s.committed = true;
+  s.stats.bytes = s.bytes;
+  s.stats.mode = s.mode;
+  s.stats.seconds =
+      s.comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count());
 }
 
 // -------------------------------------------------------------------------------------------- writes
@@ -379,7 +629,14 @@ void FieldFile::write_array(const std::string& name, const T* local, const Block
   if (bad.empty() && name.empty()) bad = "empty dataset name";
   const std::uint64_t bytes = static_cast<std::uint64_t>(blk.global_cells()) *
                               static_cast<std::uint64_t>(std::max(ncomp, 1)) * sizeof(T);
-  if (bad.empty() && s.rank == 0) bad = space_problem(s.tmp, s.bytes, bytes);
+  if (bad.empty() && s.per_rank()) {
+    const std::uint64_t own = static_cast<std::uint64_t>(blk.local_cells()) *
+                              static_cast<std::uint64_t>(std::max(ncomp, 1)) * sizeof(T);
+    bad = space_problem(s.part_tmp, s.part_bytes, own);
+    if (bad.empty()) s.part_bytes += own;
+  } else if (bad.empty() && s.rank == 0) {
+    bad = space_problem(s.tmp, s.bytes, bytes);
+  }
   throw_if_any_failed(s.comm, bad.empty(), "cannot write " + where + ": " + bad);
   check_same_grid(s.comm, blk, ncomp, "cannot write " + where);
 
@@ -392,8 +649,35 @@ void FieldFile::write_array(const std::string& name, const T* local, const Block
     if (!ok) why = with_detail("cannot create it");
     throw_if_any_failed(s.comm, ok, "cannot write " + where + ": " + why);
     h5::Id dxpl = transfer_plist(true);
-    ok = dxpl.valid() && write_box(dset.get(), local, blk, ncomp, dxpl.get());
+    ok = dxpl.valid() && write_box(dset.get(), local, blk, ncomp, dxpl.get(), &s.comm);
     if (!ok) why = with_detail("writing the data failed");
+  } else if (s.per_rank()) {
+    // Every rank writes its box as a dataset of its own file; rank 0 maps them all in <path>.
+    h5::Id dset = create_dataset(s.part.get(), name, h5::TypeOf<T>::file(), blk.file_count(ncomp));
+    ok = dset.valid();
+    if (!ok) why = with_detail("cannot create it in '" + s.part_tmp + "'");
+    Block own = blk;  // the box as the whole of this rank's dataset
+    own.global = blk.extent;
+    own.offset = {0, 0, 0};
+    if (ok && !write_box(dset.get(), local, own, ncomp, H5P_DEFAULT, nullptr)) {
+      ok = false;
+      why = with_detail("writing the data to '" + s.part_tmp + "' failed");
+    }
+    long long mine[6] = {blk.offset[0], blk.offset[1], blk.offset[2],
+                         blk.extent[0], blk.extent[1], blk.extent[2]};
+    std::vector<long long> boxes(s.rank == 0 ? 6 * static_cast<size_t>(s.comm.size()) : 0);
+    MPI_Gather(mine, 6, MPI_LONG_LONG, boxes.data(), 6, MPI_LONG_LONG, 0, s.comm.native());
+    if (ok && s.rank == 0) {
+      std::vector<Block> all(static_cast<size_t>(s.comm.size()), blk);
+      for (size_t r = 0; r < all.size(); ++r) {
+        all[r].offset = {boxes[6 * r], boxes[6 * r + 1], boxes[6 * r + 2]};
+        all[r].extent = {boxes[6 * r + 3], boxes[6 * r + 4], boxes[6 * r + 5]};
+      }
+      h5::Id vds = create_virtual_dataset(s.file.get(), name, h5::TypeOf<T>::file(), shape, all, ncomp,
+                                          fs::path(s.dir).filename().string());
+      ok = vds.valid();
+      if (!ok) why = with_detail("cannot create it as a virtual dataset");
+    }
   } else {
     // Gather path: rank 0 writes its own box, then receives and writes every other rank's box in
     // rank order, holding one box at a time. It keeps receiving after a failure so no sender blocks.
@@ -402,7 +686,7 @@ void FieldFile::write_array(const std::string& name, const T* local, const Block
       h5::Id dset = create_dataset(s.file.get(), name, h5::TypeOf<T>::file(), shape);
       ok = dset.valid();
       if (!ok) why = with_detail("cannot create it");
-      if (ok && !write_box(dset.get(), local, blk, ncomp, H5P_DEFAULT)) {
+      if (ok && !write_box(dset.get(), local, blk, ncomp, H5P_DEFAULT, nullptr)) {
         ok = false;
         why = with_detail("writing the data failed");
       }
@@ -416,7 +700,7 @@ void FieldFile::write_array(const std::string& name, const T* local, const Block
         const auto count = static_cast<size_t>(rb.local_cells()) * static_cast<size_t>(std::max(ncomp, 1));
         buf.resize(count);
         recv_bytes(buf.data(), count * sizeof(T), r, c);
-        if (ok && count > 0 && !write_box(dset.get(), buf.data(), rb, ncomp, H5P_DEFAULT)) {
+        if (ok && count > 0 && !write_box(dset.get(), buf.data(), rb, ncomp, H5P_DEFAULT, nullptr)) {
           ok = false;
           why = with_detail("writing the data of rank " + std::to_string(r) + " failed");
         }

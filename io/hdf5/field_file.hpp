@@ -11,11 +11,22 @@
 /// left waiting in a collective. The destructor of an uncommitted file is collective too (when an
 /// Error was thrown, every rank unwinds, so that holds).
 ///
-/// Two write paths give byte-identical datasets:
+/// Three write paths give byte-identical datasets (the same names, shapes, types, values, attributes
+/// and checksums, as every reader sees them):
 ///  - collective: parallel HDF5 over MPI-IO, each rank writes its hyperslab (H5FD_MPIO_COLLECTIVE);
 ///  - gather: rank 0 alone opens the file and receives the other ranks' blocks one at a time over
-///    MPI, so its memory holds one block, never the global field; this works with a serial HDF5.
-/// WriteMode::automatic takes the first when this build's HDF5 is parallel (EDDY_HDF5_PARALLEL).
+///    MPI, so its memory holds one block, never the global field; this works with a serial HDF5;
+///  - per_rank: every rank writes its own block into its own file, `<stem>.ranks/<rank:06d>.h5`
+///    next to `<path>` (per_rank_dir()), through the serial (sec2) driver, with no MPI traffic for
+///    the data; rank 0 writes `<path>` itself, in which each distributed dataset is an HDF5 virtual
+///    dataset mapping every rank's hyperslab onto its file (by a path relative to `<path>`, so the
+///    output directory can be moved). Global datasets and attributes are ordinary ones in `<path>`.
+///    The directory is written as `<stem>.ranks.tmp` and renamed before `<path>.tmp` is.
+/// WriteMode::automatic resolves as resolve_write_mode() says.
+///
+/// A single rank's box may exceed 2^31 bytes or elements on every path: the gather path sends it in
+/// pieces of at most 2^30 bytes, and every path writes it in pieces of at most 2^30 bytes (whole
+/// z-planes, or rows of one plane), so no MPI-IO call sees a count past what an int holds.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,9 +40,30 @@ namespace eddy::io {
 
 /// How the ranks' blocks reach the file.
 enum class WriteMode {
-  automatic,   ///< collective when HDF5 is parallel, else gather
+  automatic,   ///< collective when HDF5 is parallel, else per_rank on several ranks, else gather
   collective,  ///< every rank writes its own hyperslab through MPI-IO (needs parallel HDF5)
   gather,      ///< rank 0 receives each block over MPI and writes it (serial HDF5 suffices)
+  per_rank,    ///< every rank writes its own file; `<path>` maps them as virtual datasets
+};
+
+/// What WriteMode::automatic becomes on `ranks` ranks: collective when this build's HDF5 is
+/// parallel, else per_rank when there is more than one rank, else gather (one plain file).
+WriteMode resolve_write_mode(WriteMode mode, int ranks);
+/// "auto", "collective", "gather", "per_rank" (the values of the config key output.writer).
+const char* to_string(WriteMode mode);
+/// The inverse of to_string; eddy::InputError naming output.writer for anything else.
+WriteMode parse_write_mode(const std::string& name);
+/// The directory of a per_rank file's rank files: `<path>` without a trailing ".h5", plus ".ranks"
+/// (fields/run_00000100.h5 -> fields/run_00000100.ranks, holding 000000.h5, 000001.h5, ...).
+std::string per_rank_dir(const std::string& path);
+/// Remove `<path>` and its per_rank directory, if any (rank 0 of a run calls it; no MPI).
+void remove_field_file(const std::string& path);
+
+/// How long a file took from create() to commit() and how much it held.
+struct WriteStats {
+  std::uint64_t bytes = 0;             ///< bytes of the datasets written (the sum over the ranks' blocks)
+  double seconds = 0.0;                ///< wall time from create() to the end of commit(), the slowest rank's
+  WriteMode mode = WriteMode::gather;  ///< the path taken (never automatic)
 };
 
 /// Whether a dataset gets `checksum` (uint64) and `checksum_scheme` attributes (see checksum.hpp).
@@ -56,8 +88,11 @@ class FieldFile {
   const std::string& path() const;  ///< the final name, valid after commit()
   std::string temp_path() const;    ///< the name while being written: path() + ".tmp"
   const Block& block() const;       ///< this rank's box, as given to create()
-  bool collective() const;          ///< true: MPI-IO path; false: gather-to-rank-0 path
+  bool collective() const;          ///< true: MPI-IO path; false: gather or per_rank path
+  WriteMode mode() const;           ///< the path taken (automatic resolved)
   bool committed() const;
+  /// Bytes and time of the file; the same on every rank; valid after commit().
+  const WriteStats& stats() const;
 
   /// A scalar field over the file's grid: dataset `(nz, ny, nx)` (2D `(ny, nx)`), type of T.
   template <class T>

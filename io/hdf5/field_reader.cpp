@@ -32,7 +32,7 @@ std::string shape_text(const std::vector<index_t>& s) {
   return t + ")";
 }
 
-enum class Kind { f32, f64, u16, i32, i64, u64, other };
+enum class Kind { u8, f32, f64, u16, i32, i64, u64, other };
 
 Kind kind_of(hid_t dset) {
   h5::Id t = h5::type(H5Dget_type(dset));
@@ -42,6 +42,7 @@ Kind kind_of(hid_t dset) {
   if (cls == H5T_FLOAT) return size == 4 ? Kind::f32 : size == 8 ? Kind::f64 : Kind::other;
   if (cls == H5T_INTEGER) {
     const bool is_signed = H5Tget_sign(t.get()) == H5T_SGN_2;
+    if (size == 1 && !is_signed) return Kind::u8;
     if (size == 2 && !is_signed) return Kind::u16;
     if (size == 4 && is_signed) return Kind::i32;
     if (size == 8) return is_signed ? Kind::i64 : Kind::u64;
@@ -53,6 +54,8 @@ Kind kind_of(hid_t dset) {
 template <class F>
 bool dispatch(Kind k, F&& f) {
   switch (k) {
+    case Kind::u8:
+      return f(std::uint8_t{});
     case Kind::f32:
       return f(float{});
     case Kind::f64:
@@ -96,25 +99,28 @@ bool read_box(hid_t dset, const Block& b, int ncomp, std::vector<T>& out) {
          H5Dread(dset, h5::TypeOf<T>::mem(), mspace.get(), fspace.get(), H5P_DEFAULT, out.data()) >= 0;
 }
 
-/// Checksum of a whole dataset, read in slabs along its slowest axis (about 8 M values at a time).
+/// Checksum of a whole dataset, read in slabs of about 8 M values: whole index ranges of its slowest
+/// axis, or of its second axis within one index of the first when that alone is larger.
 template <class T>
 bool whole_checksum(hid_t dset, std::uint64_t& sum) {
   const std::vector<hsize_t> dims = dims_of_space(dset);
   if (dims.empty()) return false;
-  hsize_t row = 1;
+  constexpr hsize_t slab_values = hsize_t(1) << 23;
+  hsize_t row = 1;  // values per index of axis 0
   for (size_t i = 1; i < dims.size(); ++i) row *= dims[i];
-  const hsize_t rows_per_slab = std::max<hsize_t>(1, (hsize_t(1) << 23) / std::max<hsize_t>(row, 1));
+  const bool split = dims.size() >= 2 && row > slab_values;
+  const hsize_t n1 = split ? dims[1] : 1,
+                sub = split ? row / dims[1] : row;  // sub: values per index of axis 1
+  const hsize_t per = split ? std::max<hsize_t>(1, slab_values / std::max<hsize_t>(sub, 1))
+                            : std::max<hsize_t>(1, slab_values / std::max<hsize_t>(row, 1));
   h5::Id fspace = h5::space(H5Dget_space(dset));
   if (!fspace.valid()) return false;
   std::vector<T> buf;
   sum = 0;
-  for (hsize_t r0 = 0; r0 < dims[0]; r0 += rows_per_slab) {
-    const hsize_t n = std::min(rows_per_slab, dims[0] - r0);
-    std::vector<hsize_t> start(dims.size(), 0), count = dims;
-    start[0] = r0;
-    count[0] = n;
-    const hsize_t values = n * row;
-    if (values == 0) continue;
+  auto read = [&](const std::vector<hsize_t>& start, const std::vector<hsize_t>& count, std::uint64_t first) {
+    hsize_t values = 1;
+    for (hsize_t c : count) values *= c;
+    if (values == 0) return true;
     buf.resize(values);
     if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
       return false;
@@ -122,7 +128,22 @@ bool whole_checksum(hid_t dset, std::uint64_t& sum) {
     if (!mspace.valid() ||
         H5Dread(dset, h5::TypeOf<T>::mem(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()) < 0)
       return false;
-    sum += range_checksum(buf.data(), values, r0 * row);
+    sum += range_checksum(buf.data(), values, first);
+    return true;
+  };
+  for (hsize_t r0 = 0; r0 < dims[0]; r0 += split ? 1 : per) {
+    std::vector<hsize_t> start(dims.size(), 0), count = dims;
+    start[0] = r0;
+    count[0] = split ? 1 : std::min(per, dims[0] - r0);
+    if (!split) {
+      if (!read(start, count, r0 * row)) return false;
+      continue;
+    }
+    for (hsize_t r1 = 0; r1 < n1; r1 += per) {
+      start[1] = r1;
+      count[1] = std::min(per, n1 - r1);
+      if (!read(start, count, r0 * row + r1 * sub)) return false;
+    }
   }
   return true;
 }
@@ -167,8 +188,75 @@ const std::string& FieldReader::path() const { return s_->path; }
 
 namespace {
 
+/// The directory of `file_path`, absolute, with a trailing separator.
+std::string directory_of(const std::string& file_path) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(fs::path(file_path), ec).parent_path();
+  return (dir / "").string();
+}
+
+/// A virtual dataset (a per_rank file) must find the rank files it maps: HDF5 reads a missing source
+/// as fill values, silently. Checks the sources of the mappings that meet the box `start`/`count` (in
+/// file coordinates; all mappings when `start` is empty), so a rank reading its own box looks at the
+/// few files it needs, not at every rank's. "" when all are there (or `d` is not virtual), else which not.
+std::string missing_sources(hid_t d, const std::string& dir, const std::vector<hsize_t>& start,
+                            const std::vector<hsize_t>& count) {
+  h5::Id dcpl = h5::plist(H5Dget_create_plist(d));
+  if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_VIRTUAL) return {};
+  size_t n = 0;
+  if (H5Pget_virtual_count(dcpl.get(), &n) < 0) return "its mapping cannot be read";
+  std::string missing;
+  int n_missing = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!start.empty()) {
+      h5::Id vspace = h5::space(H5Pget_virtual_vspace(dcpl.get(), i));
+      const int rank = vspace.valid() ? H5Sget_simple_extent_ndims(vspace.get()) : -1;
+      if (rank != static_cast<int>(start.size())) return "its mapping cannot be read";
+      std::vector<hsize_t> lo(start.size()), hi(start.size());
+      if (H5Sget_select_bounds(vspace.get(), lo.data(), hi.data()) < 0) return "its mapping cannot be read";
+      bool meets = true;
+      for (size_t k = 0; k < start.size(); ++k)
+        meets = meets && count[k] > 0 && lo[k] < start[k] + count[k] && hi[k] >= start[k];
+      if (!meets) continue;
+    }
+    const ssize_t len = H5Pget_virtual_filename(dcpl.get(), i, nullptr, 0);
+    if (len < 0) return "its mapping cannot be read";
+    std::string name(static_cast<size_t>(len) + 1, '\0');
+    H5Pget_virtual_filename(dcpl.get(), i, name.data(), name.size());
+    name.resize(static_cast<size_t>(len));
+    if (name == ".") continue;
+    const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : fs::path(dir) / name;
+    std::error_code ec;
+    if (!fs::exists(p, ec) && n_missing++ < 3) missing += (missing.empty() ? "" : ", ") + p.string();
+  }
+  if (n_missing == 0) return {};
+  return std::to_string(n_missing) + " of the rank files it maps are missing (" + missing +
+         (n_missing > 3 ? ", ..." : "") + ")";
+}
+
+/// InputError when `d` (dataset `name` of `file_path`) is virtual and a rank file that the box
+/// `start`/`count` (empty: the whole dataset) reads from is missing.
+void require_sources(hid_t d, const std::string& file_path, const std::string& name,
+                     const std::vector<hsize_t>& start = {}, const std::vector<hsize_t>& count = {}) {
+  const std::string missing = missing_sources(d, directory_of(file_path), start, count);
+  if (!missing.empty())
+    throw InputError("cannot read dataset '" + name + "' of HDF5 file '" + file_path + "': " + missing);
+}
+
+/// The file coordinates of a block's box: start and count, component axis included.
+void box_of(const Block& b, int ncomp, std::vector<hsize_t>& start, std::vector<hsize_t>& count) {
+  start = h5::dims_of(b.file_start());
+  if (ncomp > 0) start.push_back(0);
+  count = h5::dims_of(b.file_count(ncomp));
+}
+
 h5::Id open_dataset(const std::string& file_path, hid_t file, const std::string& name) {
-  h5::Id d = h5::dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+  // Rank files of a virtual dataset are named relative to the file that maps them: look for them
+  // there, whatever the working directory.
+  const std::string dir = directory_of(file_path);
+  h5::Id dapl = h5::plist(H5Pcreate(H5P_DATASET_ACCESS));
+  if (dapl.valid()) H5Pset_virtual_prefix(dapl.get(), dir.c_str());
+  h5::Id d = h5::dataset(H5Dopen2(file, name.c_str(), dapl.valid() ? dapl.get() : H5P_DEFAULT));
   if (!d.valid()) {
     h5::error_detail();  // clear the stack: the sentence below says it all
     throw InputError("HDF5 file '" + file_path + "' has no dataset '" + name + "'");
@@ -216,6 +304,7 @@ int FieldReader::value_bytes(const std::string& name) const {
 template <class T>
 Array<T> FieldReader::read(const std::string& name) const {
   h5::Id d = open_dataset(s_->path, s_->file.get(), name);
+  require_sources(d.get(), s_->path, name);
   Array<T> a;
   const std::vector<hsize_t> dims = dims_of_space(d.get());
   size_t n = 1;
@@ -253,6 +342,7 @@ Array<std::uint8_t> FieldReader::read_nonzero(const std::string& name) const {
   const std::string where = "dataset '" + name + "' of HDF5 file '" + s_->path + "'";
   h5::Id d = open_dataset(s_->path, s_->file.get(), name);
   if (!integer_type(d.get())) throw InputError(where + " does not hold integers");
+  require_sources(d.get(), s_->path, name);
   // Read in the stored type's native form (no value conversion), then test each value's bytes.
   h5::Id t = h5::type(H5Dget_type(d.get()));
   h5::Id mem = h5::type(t.valid() ? H5Tget_native_type(t.get(), H5T_DIR_ASCEND) : H5I_INVALID_HID);
@@ -292,6 +382,9 @@ std::vector<T> FieldReader::read_block(const std::string& name, const Block& blo
   if (have != want)
     throw InputError("cannot read " + where + ": it has shape " + shape_text(have) + ", this run expects " +
                      shape_text(want));
+  std::vector<hsize_t> start, count;
+  box_of(block, ncomp, start, count);
+  if (block.local_cells() > 0) require_sources(d.get(), s_->path, name, start, count);
   std::vector<T> out;
   if (!read_box(d.get(), block, ncomp, out)) throw InputError(with_detail("cannot read " + where));
   return out;
@@ -421,6 +514,7 @@ std::uint64_t stored_checksum(const FieldReader& r, const std::string& name) {
 bool FieldReader::verify_checksum(const std::string& name) const {
   const std::uint64_t want = stored_checksum(*this, name);
   h5::Id d = open_dataset(s_->path, s_->file.get(), name);
+  require_sources(d.get(), s_->path, name);
   std::uint64_t sum = 0;
   const bool ok = dispatch(kind_of(d.get()), [&](auto zero) {
     using T = decltype(zero);
@@ -438,6 +532,9 @@ bool FieldReader::verify_checksum(const std::string& name, const Block& block, i
   try {
     want = stored_checksum(*this, name);
     h5::Id d = open_dataset(s_->path, s_->file.get(), name);
+    std::vector<hsize_t> start, count;
+    box_of(block, ncomp, start, count);
+    if (block.local_cells() > 0) require_sources(d.get(), s_->path, name, start, count);
     const bool ok = dispatch(kind_of(d.get()), [&](auto zero) {
       using T = decltype(zero);
       std::vector<T> local;
@@ -468,5 +565,6 @@ template std::vector<std::int32_t> FieldReader::read_block(const std::string&, c
 template std::vector<std::int64_t> FieldReader::read_block(const std::string&, const Block&, int) const;
 template std::vector<std::uint64_t> FieldReader::read_block(const std::string&, const Block&, int) const;
 template std::vector<std::uint16_t> FieldReader::read_block(const std::string&, const Block&, int) const;
+template std::vector<std::uint8_t> FieldReader::read_block(const std::string&, const Block&, int) const;
 
 }  // namespace eddy::io

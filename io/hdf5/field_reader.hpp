@@ -5,7 +5,9 @@
 /// any part independently; only verify_checksum(name, block, ncomp, comm) is collective. Values are
 /// converted to the requested type by HDF5 (reading a float dataset as double is exact).
 /// Errors (missing file, dataset or attribute, wrong shape) throw eddy::InputError naming the file:
-/// a file given to eddy to read is input.
+/// a file given to eddy to read is input. A file of the per_rank writer reads like any other: its
+/// virtual datasets' rank files are looked up beside it (`<stem>.ranks/`, whatever the working
+/// directory), and a dataset whose rank files are missing is an InputError, not fill values.
 #include <cstdint>
 #include <memory>
 #include <string>

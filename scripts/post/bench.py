@@ -14,7 +14,8 @@ both have the same grid (speed-up = throughput ratio, efficiency = speed-up / P)
 is P times the one-rank grid (efficiency = throughput ratio / P); throughput is MLUPS (LBM) or points per
 second (spectral). Run a suite such as configs/bench/scaling/ once on 1 and once on P ranks and pass both
 folders. For spectral results with a `breakdown` the row also names where the step goes and the
-transposes' fraction of the peer bandwidth. The plot (matplotlib, when importable) compares the groups side by
+transposes' fraction of the peer bandwidth; results with write bandwidths (`field_write_GBps`,
+`checkpoint_write_GBps`) add them to the ratio column with the writer. The plot (matplotlib, when importable) compares the groups side by
 side: LBM MLUPS and spectral ms/step on separate axes. Standard library only apart from the plot.
 """
 from pathlib import Path
@@ -120,6 +121,10 @@ def row_of(group, result, entry):
     graphs = result.get("graph_speedup")
     if isinstance(graphs, (int, float)):  # null: no step was recorded as a graph
         row["ratio"] += f"; graphs {graphs:.2f}x"
+    fw, cw = result.get("field_write_GBps"), result.get("checkpoint_write_GBps")
+    if isinstance(fw, (int, float)) and isinstance(cw, (int, float)):  # results since output.writer
+        writer = result.get("writer")
+        row["ratio"] += f"; writes {fw:.2f}/{cw:.2f} GB/s (fields/checkpoint" + (f", {writer})" if writer else ")")
     return row
 
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
@@ -14,12 +15,15 @@
 #include <vector>
 
 #include "app/lbm_case.hpp"
+#include "app/output.hpp"
 #include "app/spectral_case.hpp"
 #include "backend/backend.hpp"
 #include "backend/profile.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "eddy_git_commit.hpp"  // generated: EDDY_GIT_COMMIT
+#include "io/hdf5/checkpoint.hpp"
+#include "io/hdf5/field_file.hpp"
 #include "parallel/transport.hpp"
 #include "parallel/transpose.hpp"
 
@@ -250,6 +254,81 @@ void log_breakdown(const std::string& name, const char* what, const Breakdown& b
                                 : std::string()));
 }
 
+/// The write bandwidth of the configured writer (output.writer): one field file holding the velocity (as
+/// a run writes it, with the grid's coordinates) and one checkpoint of the benchmarked state, written into
+/// a temporary directory that is removed afterwards: `<output.dir or .>/eddy_bench_io.<pid of rank 0>`
+/// (a place every rank sees, as the per_rank and collective writers need). Bytes and GB/s of each, over
+/// create-to-commit, slowest rank.
+struct WriteBandwidth {
+  io::WriteStats field, checkpoint;
+  std::string writer;
+
+  static double gbps(const io::WriteStats& s) {
+    return s.seconds > 0 ? double(s.bytes) / s.seconds * 1e-9 : 0.0;
+  }
+  std::vector<std::string> items() const {
+    return {kv_text("writer", writer),
+            kv("field_write_bytes", field.bytes),
+            kv("field_write_seconds", field.seconds),
+            kv("field_write_GBps", gbps(field)),
+            kv("checkpoint_write_bytes", checkpoint.bytes),
+            kv("checkpoint_write_seconds", checkpoint.seconds),
+            kv("checkpoint_write_GBps", gbps(checkpoint))};
+  }
+  std::string text() const {
+    return cat("write bandwidth (", writer, " writer): field file ", double(field.bytes) / 1e6, " MB in ",
+               field.seconds, " s = ", gbps(field), " GB/s; checkpoint ", double(checkpoint.bytes) / 1e6,
+               " MB in ", checkpoint.seconds, " s = ", gbps(checkpoint), " GB/s");
+  }
+};
+
+WriteBandwidth time_writes(const config::RunSpec& spec, const parallel::Comm& comm, const io::Block& block,
+                           const Real3& spacing, const std::vector<double>& velocity,
+                           const io::CheckpointMeta& meta, const io::CheckpointState& state) {
+  namespace fs = std::filesystem;
+  const io::WriteMode mode = io::parse_write_mode(spec.output.writer);
+  WriteBandwidth w;
+  w.writer = io::to_string(io::resolve_write_mode(mode, comm.size()));
+  std::string name;
+  if (comm.root())
+    name = (fs::path(spec.output.dir.empty() ? "." : spec.output.dir) /
+            cat("eddy_bench_io.", static_cast<long>(::getpid())))
+               .string();
+  const fs::path dir = comm.broadcast(name);
+  struct Cleanup {
+    const parallel::Comm& comm;
+    fs::path dir;
+    ~Cleanup() {
+      comm.barrier();
+      std::error_code ec;
+      if (comm.root()) fs::remove_all(dir, ec);
+    }
+  };
+  std::string err;
+  if (comm.root()) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) err = cat(dir.string(), ": cannot create the bench's write directory (", ec.message(), ")");
+  }
+  err = comm.broadcast(err);
+  if (!err.empty()) throw InputError(err);
+  const Cleanup cleanup{comm, dir};
+  {
+    io::FieldFile f = io::FieldFile::create((dir / "fields.h5").string(), block, comm, mode);
+    f.set_attribute("solver", spec.solver);
+    f.write_vector("velocity", velocity.data(), block.dims);
+    std::vector<double> xyz[3];
+    for (int d = 0; d < block.dims; ++d)
+      for (index_t k = 0; k < block.global[std::size_t(d)]; ++k)
+        xyz[d].push_back((double(k) + 0.5) * spacing[std::size_t(d)]);
+    f.write_coordinates(xyz[0], xyz[1], xyz[2]);
+    f.commit();
+    w.field = f.stats();
+  }
+  io::write_checkpoint(dir, meta, state, 1, comm, mode, &w.checkpoint);
+  return w;
+}
+
 /// Physical memory of the host, bytes (0 when unknown).
 double host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -312,6 +391,16 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   const char* shape = dims == 3 ? "cubic" : "square";
   const Breakdown bd = profile_steps(
       steps, [&] { solver->step(); }, spec.parallel.comm, comm);
+  WriteBandwidth wb;
+  {
+    std::vector<double> rho, vel;
+    solver->macroscopic(rho, vel);
+    const std::vector<unsigned char> state = solver->save_state();
+    for (double& v : vel) v = c.units.to_velocity(v);
+    const double dx = c.units.dx;
+    wb = time_writes(spec, comm, c.block, {dx, dx, dx}, vel, checkpoint_meta(spec, "lbm", c.setup.lattice),
+                     {&c.block, solver->q(), solver->state_bytes(), state.data()});
+  }
   char line[400];
   std::snprintf(
       line, sizeof line,
@@ -330,6 +419,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
       graph_items("mlups", seconds_ng, to_mlups, m.median, true, graph_text);
   log::info(cat("bench ", spec.name, ": ", graph_text));
   log_breakdown(spec.name, "halos", bd, comm);
+  log::info(cat("bench ", spec.name, ": ", wb.text()));
   write_json(
       opt, spec, comm,
       items({{kv_text("lattice", c.setup.lattice), kv_text("collision", c.setup.collision),
@@ -345,7 +435,8 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
               kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
               kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells)),
               kv("breakdown", json_object(bd.items)), kv("halo_bytes_per_step", bd.sent),
-              kv("halo_bandwidth_gbs", bd.bandwidth_gbs), kv("peer_bandwidth_gbs", bd.peer_gbs)}}));
+              kv("halo_bandwidth_gbs", bd.bandwidth_gbs), kv("peer_bandwidth_gbs", bd.peer_gbs)},
+             wb.items()}));
   return m.median;
 }
 
@@ -387,6 +478,19 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
 
   const Breakdown bd = profile_steps(
       steps, [&] { solver->step(dt); }, spec.parallel.comm, comm);
+  WriteBandwidth wb;
+  {
+    std::vector<double> vel;
+    solver->velocity(vel);
+    const std::vector<unsigned char> state = solver->save_state();
+    const io::Block sb = state_block(solver->grid());
+    io::Block fb = io::Block::whole(c.setup.dims, c.setup.cells);
+    fb.offset = c.slabs.mine().offset;
+    fb.extent = c.slabs.mine().extent;
+    wb = time_writes(spec, comm, fb, {c.dx[0], c.dx[1], c.setup.dims == 3 ? c.dx[2] : c.dx[0]}, vel,
+                     checkpoint_meta(spec, "spectral", c.setup.stepper),
+                     {&sb, solver->state_values(), solver->state_bytes(), state.data()});
+  }
   const spectral::Setup& s = c.setup;
   const std::string grid =
       s.dims == 3 ? cat(s.cells[0], "x", s.cells[1], "x", s.cells[2]) : cat(s.cells[0], "x", s.cells[1]);
@@ -403,23 +507,24 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
       graph_text);
   log::info(cat("bench ", spec.name, ": ", graph_text));
   log_breakdown(spec.name, "transposes", bd, comm);
-  write_json(
-      opt, spec, comm,
-      items({{kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
-              kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
-              kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
-              kv("points", static_cast<long long>(points)), kv("steps", steps)},
-             kv_spread("ms_per_step", m),
-             graphs,
-             {kv("transforms_per_step", transforms), kv("step_transforms_per_step", runs)},
-             kv_spread("fft_ms_per_step", f),
-             kv_spread("fft_pruned_ms_per_step", fp),
-             {kv("step_over_fft", ratio), kv("step_over_fft_pruned", m.median / fp.median),
-              kv("million_points_per_s", points * 1e-3 / m.median),
-              kv("bytes_allocated", solver->bytes_allocated()), kv("breakdown", json_object(bd.items)),
-              kv("transpose_bytes_per_step", bd.sent), kv("transpose_bandwidth_gbs", bd.bandwidth_gbs),
-              kv("peer_bandwidth_gbs", bd.peer_gbs),
-              kv("transpose_peer_fraction", bd.peer_gbs > 0 ? bd.bandwidth_gbs / bd.peer_gbs : 0.0)}}));
+  log::info(cat("bench ", spec.name, ": ", wb.text()));
+  write_json(opt, spec, comm,
+             items({{kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
+                     kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
+                     kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
+                     kv("points", static_cast<long long>(points)), kv("steps", steps)},
+                    kv_spread("ms_per_step", m),
+                    graphs,
+                    {kv("transforms_per_step", transforms), kv("step_transforms_per_step", runs)},
+                    kv_spread("fft_ms_per_step", f),
+                    kv_spread("fft_pruned_ms_per_step", fp),
+                    {kv("step_over_fft", ratio), kv("step_over_fft_pruned", m.median / fp.median),
+                     kv("million_points_per_s", points * 1e-3 / m.median),
+                     kv("bytes_allocated", solver->bytes_allocated()), kv("breakdown", json_object(bd.items)),
+                     kv("transpose_bytes_per_step", bd.sent), kv("transpose_bandwidth_gbs", bd.bandwidth_gbs),
+                     kv("peer_bandwidth_gbs", bd.peer_gbs),
+                     kv("transpose_peer_fraction", bd.peer_gbs > 0 ? bd.bandwidth_gbs / bd.peer_gbs : 0.0)},
+                    wb.items()}));
   return m.median;
 }
 

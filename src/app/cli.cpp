@@ -137,7 +137,10 @@ void info(const parallel::Comm& comm) {
   log::info("eddy " EDDY_VERSION " (commit " EDDY_GIT_COMMIT ")");
   log::info("backend:   " + d.backend + " (" + d.runtime + ")");
   log::info(std::string("HDF5:      ") +
-            (io::hdf5_is_parallel() ? "parallel (collective writes)" : "serial (blocks gathered to rank 0)"));
+            (io::hdf5_is_parallel()
+                 ? "parallel; output.writer auto picks collective (MPI-IO)"
+                 : "serial; output.writer auto picks per_rank on several ranks (one file per rank, mapped by "
+                   "virtual datasets), one plain file on one rank"));
   log::info("MPI:       " + parallel::Comm::mpi_version() + ", " + std::to_string(comm.size()) +
             " rank(s); device memory: " + parallel::mpi_device_support());
   log::info("devcomm:   " + backend::device_comm_version());

@@ -23,7 +23,10 @@ fs::path RunOutput::directory(const config::RunSpec& spec, const RunOptions& opt
 }
 
 RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm)
-    : spec_(spec), comm_(comm), dir_(directory(spec, opt)) {
+    : spec_(spec),
+      comm_(comm),
+      dir_(directory(spec, opt)),
+      writer_(io::parse_write_mode(spec.output.writer)) {
   std::string err;
   if (comm.root()) {
     std::error_code ec;
@@ -41,8 +44,8 @@ RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const p
   const backend::DeviceInfo dev = backend::device_info();
   log::info(cat("eddy ", EDDY_VERSION, " | backend ", dev.backend, " | device ", dev.name,
                 dev.device_count ? cat(" (", dev.memory_gib, " GiB)") : cat(", ", dev.threads, " threads"),
-                " | ", comm.size(), " MPI rank(s) | HDF5 ",
-                io::hdf5_is_parallel() ? "parallel" : "serial (blocks gathered to rank 0)", " | ",
+                " | ", comm.size(), " MPI rank(s) | HDF5 ", io::hdf5_is_parallel() ? "parallel" : "serial",
+                ", ", io::to_string(io::resolve_write_mode(writer_, comm.size())), " writer | ",
                 dev.runtime));
   log::info(cat("config ", spec.source_file, " -> ", dir_.string()));
   log::info("resolved config:\n" + spec.resolved_yaml);
@@ -91,7 +94,7 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
                                    const std::vector<FieldData>& fields,
                                    const std::vector<GlobalData>& globals) {
   const io::Block& b = grid.block;
-  io::FieldFile f = io::FieldFile::create(h5.string(), b, comm_);
+  io::FieldFile f = io::FieldFile::create(h5.string(), b, comm_, writer_);
   f.set_attribute("solver", spec_.solver);
   f.set_attribute("step", step);
   f.set_attribute("time", time);
@@ -126,7 +129,23 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
   x.spacing = grid.spacing;
   x.fields = f.fields();
   f.commit();
+  fields_.add(f.stats());
   return x;
+}
+
+std::string RunOutput::WriteTally::text() const {
+  if (files == 0) return "none written";
+  char b[160];
+  std::snprintf(b, sizeof b, "%ld written, %.3g GB in %.3g s, %.3g GB/s", files, bytes * 1e-9, seconds,
+                seconds > 0 ? bytes * 1e-9 / seconds : 0.0);
+  return b;
+}
+
+void RunOutput::log_write_bandwidth() const {
+  const std::string writer =
+      cat(" (", io::to_string(io::resolve_write_mode(writer_, comm_.size())), " writer)");
+  log::info("field files: " + fields_.text() + writer);
+  log::info("checkpoints: " + checkpoints_.text() + writer);
 }
 
 io::CheckpointMeta checkpoint_meta(const config::RunSpec& spec, const std::string& solver,
@@ -192,6 +211,7 @@ RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, c
                   r.ms_per_step, " ms/step (", r.mlups, " million points/s) over the run"));
   for (const sim::Timing& t : simulation.timings())
     log::info(cat("  time in ", t.name, ": ", t.seconds, " s over ", t.calls, " calls"));
+  out.log_write_bandwidth();
   log_memory(out.comm());
   return r;
 }

@@ -81,8 +81,26 @@ class RunOutput {
   void write_failed_fields(long step, double time, const FieldGrid& grid,
                            const std::vector<FieldData>& fields);
 
+  /// The writer of field files and checkpoints as configured (output.writer; FieldFile::create resolves
+  /// automatic for the job's rank count).
+  io::WriteMode writer() const { return writer_; }
+  /// Add a checkpoint's bytes and time to the run's tally (field files are counted as written).
+  void count_checkpoint(const io::WriteStats& stats) { checkpoints_.add(stats); }
+  /// run.log lines with the field files and checkpoints written: count, bytes, time and bandwidth.
+  void log_write_bandwidth() const;
+
   /// "12 s", "3.4 min", "1.2 h".
   static std::string duration(double seconds);
+
+  /// Files written by one writer, summed: bytes of their datasets and their create-to-commit times.
+  struct WriteTally {
+    long files = 0;
+    double bytes = 0.0;
+    double seconds = 0.0;
+    void add(const io::WriteStats& s) { ++files, bytes += double(s.bytes), seconds += s.seconds; }
+    /// "12 written, 1.53 GB in 2.1 s, 0.73 GB/s" or "none written".
+    std::string text() const;
+  };
 
  private:
   io::XdmfGrid write_file(const std::filesystem::path& h5, long step, double time, const FieldGrid& grid,
@@ -93,6 +111,8 @@ class RunOutput {
   std::unique_ptr<io::DiagnosticsCsv> csv_;
   std::unique_ptr<io::XdmfSeries> series_;
   long resume_step_ = -1;
+  io::WriteMode writer_ = io::WriteMode::automatic;
+  WriteTally fields_, checkpoints_;
 };
 
 /// The checkpoint a `--restart` names (none when opt.restart is empty), checked against the run before

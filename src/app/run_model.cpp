@@ -130,9 +130,11 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
     const CheckpointData data = model.checkpoint();
     io::CheckpointMeta m = meta;
     m.step = clk.step, m.time = clk.time;
+    io::WriteStats stats;
     const std::string path =
         io::write_checkpoint(out.dir(), m, {&data.block, data.values, data.bytes, data.state.data()},
-                             spec.output.checkpoint.keep, comm);
+                             spec.output.checkpoint.keep, comm, out.writer(), &stats);
+    out.count_checkpoint(stats);
     log::info("checkpoint " + path);
   };
 

@@ -5,6 +5,7 @@
 
 #include "core/types.hpp"
 #include "io/config/run_spec.hpp"
+#include "io/hdf5/block.hpp"
 #include "parallel/comm.hpp"
 #include "parallel/decomposition.hpp"
 #include "spectral/spectral_solver.hpp"
@@ -26,6 +27,15 @@ struct SpectralCase {
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm);
 /// The same for rank `rank` of `size`, without MPI (eddy plan); parallel.autotune is not applied.
 SpectralCase make_spectral_case(const config::RunSpec& spec, int size, int rank);
+
+/// The spectral state as a block of the global array [a][b][c] (x = c fastest, y = b, z = a): checkpoints
+/// store it so, and any rank count reads its own rows back.
+inline io::Block state_block(const spectral::Grid& g) {
+  io::Block b = io::Block::whole(3, {g.nc, g.nb, g.na});
+  b.offset = {g.c0, g.b0, 0};
+  b.extent = {g.nc_local, g.nb_local, g.na};
+  return b;
+}
 
 /// parallel.autotune: every process grid [1, P1, P2] (P1 P2 = P) the 3D solver can run on the box of
 /// `spec` is timed with the transforms of one step (Solver::transforms_of_step: pruned and overlapped

@@ -223,15 +223,6 @@ double time_step(const config::RunSpec& spec, const SpectralCase& c, const spect
 
 namespace {
 
-/// The spectral state as a block of the global array [a][b][c] (x = c fastest, y = b, z = a): checkpoints
-/// store it so, and any rank count reads its own rows back.
-io::Block state_block(const spectral::Grid& g) {
-  io::Block b = io::Block::whole(3, {g.nc, g.nb, g.na});
-  b.offset = {g.c0, g.b0, 0};
-  b.extent = {g.nc_local, g.nb_local, g.na};
-  return b;
-}
-
 /// A checkpoint fits the run when solver, stepper, precision and grid agree, and a fixed numerics.dt
 /// equals the checkpoint's time step (time / step).
 /// A fixed numerics.dt must be the one the checkpoint ran with (0 keeps the checkpoint's).

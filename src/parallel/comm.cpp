@@ -67,7 +67,10 @@ std::string Comm::broadcast(const std::string& s) const {
   MPI_Bcast(&n, 1, MPI_LONG, 0, comm_);
   std::string out = s;
   out.resize(static_cast<size_t>(n));
-  MPI_Bcast(out.data(), static_cast<int>(n), MPI_CHAR, 0, comm_);
+  // MPI counts are int: broadcast in pieces of at most 2^30 bytes.
+  constexpr std::size_t piece = std::size_t(1) << 30;
+  for (std::size_t at = 0; at < out.size(); at += piece)
+    MPI_Bcast(out.data() + at, static_cast<int>(std::min(piece, out.size() - at)), MPI_CHAR, 0, comm_);
   return out;
 }
 

@@ -83,11 +83,15 @@ expect 2 "physics.forcing.wavenumber.*whole multiple" -- validate "$kol" --set p
 expect 2 "physics.forcing.type.*band_limited" -- validate "$kol" --set physics.forcing.type=random
 expect 2 "physics.forcing.band.*no energy in the band" -- run "$hit" --set "domain.cells=[16,16,16]" \
   --set initial.type=rest --set numerics.dt=0.01
+# output.writer: one of auto, collective, gather, per_rank (collective needs a parallel HDF5: the
+# per_rank test checks that where the build's HDF5 is serial).
+expect 2 "output.writer.*auto, collective, gather, per_rank" -- validate "$kol" --set output.writer=mpiio
 # eddy bench on a spectral config: ms/step against the FFT floor (and the pruned transforms), JSON with all.
 expect 0 "step / FFT floor.*step / pruned" -- bench "$src/configs/bench/spectral_3d_256.yaml" \
   --set "domain.cells=[16,16,16]" --steps 3 --repeat 2 --json bench.json
 if grep -q '"fft_ms_per_step_median"' bench.json && grep -q '"transforms_per_step": 36' bench.json &&
-  grep -q '"fft_pruned_ms_per_step_median"' bench.json; then
+  grep -q '"fft_pruned_ms_per_step_median"' bench.json && grep -q '"checkpoint_write_GBps"' bench.json &&
+  grep -q '"field_write_GBps"' bench.json; then
   passes=$((passes + 1))
 else
   echo "FAIL: bench.json lacks the FFT floor: $(cat bench.json)"
@@ -104,6 +108,10 @@ assert j["git_commit"] and j["config"].endswith("lbm_d3q19_256.yaml"), j
 assert j["overrides"] == ["domain.cells=[12,12,12]", "numerics.collision=bgk"], j
 assert 60 < j["bytes_per_cell_allocated"] < 400 and j["max_cubic_edge"] > 0, j
 assert j["max_cubic_cells"] == j["max_cubic_edge"] ** 3 and j["mlups_median"] > 0, j
+# The write bandwidth of output.writer: the velocity (3 doubles a cell, and the coordinates) and the state.
+assert j["writer"] in ("collective", "gather", "per_rank"), j
+assert j["field_write_bytes"] == 12 ** 3 * 3 * 8 + 3 * 12 * 8 and j["field_write_GBps"] > 0, j
+assert j["checkpoint_write_bytes"] == 12 ** 3 * 19 * 4 and j["checkpoint_write_GBps"] > 0, j
 PY
 then
   passes=$((passes + 1))

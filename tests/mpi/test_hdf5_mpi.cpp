@@ -1,12 +1,16 @@
 // io/hdf5 on several ranks (ctest hdf5_np1, hdf5_np2, hdf5_np4): fields whose values encode their
 // global index are written from Cartesian decompositions (uneven, and with empty ranks), read back
 // and checked value by value; checksums must not depend on the rank count; failures on one rank
-// must reach every rank. Run: mpirun -n N ./eddy_mpi_hdf5_tests (from a directory all ranks share).
+// must reach every rank. Every write path (gather, per_rank, collective with a parallel HDF5) gives the
+// same datasets; per_rank files read back on other rank counts, and its checkpoints rotate with their
+// rank files. Run: mpirun -n N ./eddy_mpi_hdf5_tests (from a directory all ranks share).
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +19,7 @@
 
 #include "backend/backend.hpp"
 #include "core/error.hpp"
+#include "io/hdf5/checkpoint.hpp"
 #include "io/hdf5/checksum.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "io/hdf5/field_file.hpp"
@@ -108,12 +113,12 @@ std::vector<T> make_field(const Block& b, int ncomp) {
 }
 
 std::vector<WriteMode> modes() {
-  std::vector<WriteMode> m{WriteMode::gather};
+  std::vector<WriteMode> m{WriteMode::gather, WriteMode::per_rank};
   if (eddy::io::hdf5_is_parallel()) m.push_back(WriteMode::collective);
   return m;
 }
 
-const char* mode_name(WriteMode m) { return m == WriteMode::gather ? "gather" : "collective"; }
+const char* mode_name(WriteMode m) { return eddy::io::to_string(m); }
 
 /// Write, read back and check one decomposition; returns the stored checksums (on every rank).
 template <class T>
@@ -261,7 +266,130 @@ TEST(Hdf5Mpi, EveryRankSeesAFailure) {
     EXPECT_FALSE(fs::exists(dir / "partial.h5"));
     EXPECT_FALSE(fs::exists(dir / "partial.h5.tmp"));
     EXPECT_FALSE(fs::exists(dir / "bad.h5.tmp"));
+    EXPECT_FALSE(fs::exists(dir / "partial.ranks"));
+    EXPECT_FALSE(fs::exists(dir / "partial.ranks.tmp"));
+    EXPECT_FALSE(fs::exists(dir / "bad.ranks.tmp"));
   }
+}
+
+namespace {
+
+/// Every dataset of `path` (values and their bytes) and its checksum attribute, read on this rank.
+template <class T>
+std::vector<T> all_values(const std::string& path, const std::string& name) {
+  return FieldReader(path).read<T>(name).data;
+}
+
+}  // namespace
+
+// The per_rank writer: datasets bitwise identical to the other writers' (FieldReader and h5diff),
+// the same checksums, and read back on other rank counts (1 and 3 ranks of this job) from their own
+// boxes, checksums verified collectively there.
+TEST(Hdf5Mpi, PerRankEqualsTheOtherWritersOnAnyRankCount) {
+  SharedDir dir;
+  const Comm c = world();
+  const Int3 global{11, 7, 5};
+  const Block b = box_of(3, global, process_grid(3, c.size()), c.rank());
+  const auto s = make_field<double>(b, 0);
+  const auto v = make_field<float>(b, 3);
+  const auto q = make_field<double>(b, 5);
+  for (WriteMode m : modes()) {
+    FieldFile f = FieldFile::create(dir / (std::string(mode_name(m)) + ".h5"), b, c, m);
+    EXPECT_EQ(f.mode(), m);
+    f.write_scalar("density", s.data(), Checksum::on);
+    f.write_vector("velocity", v.data(), 3, Checksum::on);
+    f.write_array("populations/f", q.data(), b, 5, Checksum::on);
+    f.write_global("spectrum", std::vector<double>{0.5, 0.25});
+    f.set_dataset_attribute("velocity", "units", "m/s");
+    f.set_attribute("ranks", c.size());
+    f.commit();
+    // The datasets' bytes summed over the ranks' boxes, the same on every rank and for every writer.
+    const auto cells = static_cast<std::uint64_t>(b.global_cells());
+    EXPECT_EQ(f.stats().bytes, cells * (8 + 3 * 4 + 5 * 8) + 2 * 8);
+  }
+  c.barrier();
+  const std::string pr = dir / "per_rank.h5";
+  if (c.root()) {
+    EXPECT_TRUE(
+        fs::exists(dir / ("per_rank.ranks/" + std::string(c.size() > 1 ? "000001.h5" : "000000.h5"))));
+    for (WriteMode m : modes()) {
+      if (m == WriteMode::per_rank) continue;
+      const std::string other = dir / (std::string(mode_name(m)) + ".h5");
+      SCOPED_TRACE(other);
+      const FieldReader a(pr), o(other);
+      EXPECT_EQ(a.datasets(), o.datasets());
+      const auto da = all_values<double>(pr, "density"), dof = all_values<double>(other, "density");
+      ASSERT_EQ(da.size(), dof.size());
+      EXPECT_EQ(std::memcmp(da.data(), dof.data(), da.size() * sizeof(double)), 0);
+      EXPECT_EQ(all_values<float>(pr, "velocity"), all_values<float>(other, "velocity"));
+      EXPECT_EQ(all_values<double>(pr, "populations/f"), all_values<double>(other, "populations/f"));
+      EXPECT_EQ(all_values<double>(pr, "spectrum"), all_values<double>(other, "spectrum"));
+      EXPECT_EQ(a.value_bytes("velocity"), 4);
+      EXPECT_EQ(a.shape("populations/f"), o.shape("populations/f"));
+      for (const char* name : {"density", "velocity", "populations/f"}) {
+        EXPECT_EQ(a.attribute_u64("checksum", name), o.attribute_u64("checksum", name)) << name;
+        EXPECT_TRUE(a.verify_checksum(name)) << name;
+      }
+      EXPECT_EQ(a.attribute_string("units", "velocity"), "m/s");
+      EXPECT_EQ(a.attribute_long("ranks"), c.size());
+      // h5diff sees the same datasets (exit status 0: no differences), where the tool is installed.
+      if (std::system("command -v h5diff >/dev/null 2>&1") == 0) {
+        const std::string cmd = "h5diff '" + pr + "' '" + other + "' >/dev/null 2>&1";
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+      }
+    }
+  }
+  // Read back on 1 rank and on 3 ranks (as many as this job has), each with its own decomposition.
+  for (int n : {1, 3}) {
+    const int ranks = std::min(n, c.size());
+    eddy::parallel::SplitComm split(c, c.rank() < ranks ? 0 : 1, c.rank());
+    if (c.rank() >= ranks) continue;
+    const Comm sub = split.comm();
+    const Block mine = box_of(3, global, process_grid(3, ranks), sub.rank());
+    FieldReader r(pr);
+    EXPECT_EQ(r.read_block<double>("density", mine, 0), make_field<double>(mine, 0));
+    EXPECT_EQ(r.read_block<float>("velocity", mine, 3), make_field<float>(mine, 3));
+    EXPECT_EQ(r.read_block<double>("populations/f", mine, 5), make_field<double>(mine, 5));
+    EXPECT_TRUE(r.verify_checksum("density", mine, 0, sub));
+    EXPECT_TRUE(r.verify_checksum("populations/f", mine, 5, sub));
+  }
+  c.barrier();
+}
+
+// Checkpoints of the per_rank writer: rotation removes a checkpoint's rank files with it, `latest`
+// and --restart auto find the newest, and its state reads back on this rank's box.
+TEST(Hdf5Mpi, PerRankCheckpointsRotateWithTheirRankFiles) {
+  SharedDir dir;
+  const Comm c = world();
+  const Block b = box_of(3, {6, 5, 4}, process_grid(3, c.size()), c.rank());
+  const auto state = make_field<double>(b, 2);
+  eddy::io::CheckpointMeta meta{"lbm", "D3Q19", "fp64", {6, 5, 4}, 0, 0.0, "solver: lbm\n"};
+  const fs::path out = dir / "run";
+  for (long step : {10L, 20L, 30L}) {
+    meta.step = step;
+    eddy::io::WriteStats stats;
+    eddy::io::write_checkpoint(out, meta, {&b, 2, 8, state.data()}, 2, c, WriteMode::per_rank, &stats);
+    EXPECT_EQ(stats.mode, WriteMode::per_rank);
+    EXPECT_EQ(stats.bytes, static_cast<std::uint64_t>(b.global_cells()) * 2 * 8);
+  }
+  c.barrier();
+  const fs::path ck = out / "checkpoints";
+  EXPECT_FALSE(fs::exists(ck / "ckpt_00000010.h5"));
+  EXPECT_FALSE(fs::exists(ck / "ckpt_00000010.ranks"));
+  EXPECT_TRUE(fs::exists(ck / "ckpt_00000020.ranks"));
+  EXPECT_TRUE(fs::exists(ck / "ckpt_00000030.ranks/000000.h5"));
+  const std::string found = eddy::io::find_checkpoint(out, "auto", c);
+  EXPECT_EQ(fs::path(found).filename(), "ckpt_00000030.h5");
+  const auto back = eddy::io::read_checkpoint_state(found, b, 2, 8);
+  ASSERT_EQ(back.size(), state.size() * 8);
+  EXPECT_EQ(std::memcmp(back.data(), state.data(), back.size()), 0);
+  if (c.root()) {
+    std::ifstream latest(ck / "latest");
+    std::string name;
+    latest >> name;
+    EXPECT_EQ(name, "ckpt_00000030.h5");
+  }
+  c.barrier();
 }
 
 TEST(Hdf5Mpi, TextOutputsComeFromRankZeroOnce) {

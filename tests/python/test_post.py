@@ -398,6 +398,12 @@ def test_bench_single_file_and_bad_input(tmp_path):
     one = write_json(tmp_path / "one.json", bench_lbm("bench_d2q9_2048", 36387.0, 0.67))
     rows = table_rows(post("bench", one).stdout)
     assert [(x["group"], x["figure"]) for x in rows] == [("one", "36,387.0 MLUPS")]
+    # Write bandwidths (eddy bench since output.writer) join the ratio column, with the writer.
+    io = write_json(tmp_path / "io.json", bench_lbm("bench_d2q9_2048", 36387.0, 0.67, writer="per_rank",
+                                                     field_write_bytes=402653184, field_write_GBps=1.234,
+                                                     checkpoint_write_bytes=603979776, checkpoint_write_GBps=0.5))
+    ratio = table_rows(post("bench", io).stdout)[0]["ratio"]
+    assert ratio == "67.0% of copy bw; writes 1.23/0.50 GB/s (fields/checkpoint, per_rank)", ratio
     assert "no such file" in post("bench", tmp_path / "missing", expect=2).stderr
     (tmp_path / "empty").mkdir()
     assert "no suite.json" in post("bench", tmp_path / "empty", expect=2).stderr

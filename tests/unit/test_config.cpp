@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "io/config/config.hpp"
+#include "io/hdf5/field_file.hpp"
 
 namespace {
 
@@ -609,8 +610,22 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   }
   // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
   // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
-  // pressure) + 5 of geometry + validation.tolerance
-  EXPECT_EQ(count, 102u);
+  // pressure) + 5 of geometry + validation.tolerance + output.writer
+  EXPECT_EQ(count, 103u);
+}
+
+TEST(Config, OutputWriter) {
+  EXPECT_EQ(load_text(kMinimal, "x.yaml").output.writer, "auto");
+  for (const char* w : {"auto", "gather", "per_rank"})
+    EXPECT_EQ(load_text(kMinimal, "x.yaml", {std::string("output.writer=") + w}).output.writer, w);
+  expect_error(kMinimal, {"output.writer", "mpiio", "per_rank"}, {"output.writer=mpiio"});
+  // collective needs a parallel HDF5: bad input (exit 2) at load time otherwise, naming the key.
+  if (eddy::io::hdf5_is_parallel())
+    EXPECT_EQ(error_of(kMinimal, {"output.writer=collective"}), "(loaded)");
+  else
+    expect_error(kMinimal,
+                 {"output.writer", "'collective' needs a parallel HDF5", "auto, gather or per_rank"},
+                 {"output.writer=collective"});
 }
 
 TEST(Config, GeometryBodiesAndOpenFaces) {

@@ -87,7 +87,7 @@ std::vector<T> make_field(const Block& b, int ncomp) {
 }
 
 std::vector<WriteMode> modes() {
-  std::vector<WriteMode> m{WriteMode::automatic, WriteMode::gather};
+  std::vector<WriteMode> m{WriteMode::automatic, WriteMode::gather, WriteMode::per_rank};
   if (eddy::io::hdf5_is_parallel()) m.push_back(WriteMode::collective);
   return m;
 }
@@ -98,6 +98,8 @@ std::string mode_name(const ::testing::TestParamInfo<WriteMode>& p) {
       return "automatic";
     case WriteMode::collective:
       return "collective";
+    case WriteMode::per_rank:
+      return "per_rank";
     default:
       return "gather";
   }
@@ -426,14 +428,17 @@ TEST_P(Hdf5Modes, ChecksumVerifiesAndAFlippedByteFails) {
     EXPECT_TRUE(r.verify_checksum("velocity", b, 3, self()));
     EXPECT_THROW(r.verify_checksum("plain"), eddy::InputError);
   }
-  // Flip one bit of the marker value inside the file.
-  std::string bytes = slurp(dir / "f.h5");
+  // Flip one bit of the marker value inside the file (per_rank: the rank file holding the data).
+  const std::string data_file = GetParam() == WriteMode::per_rank
+                                    ? eddy::io::per_rank_dir(dir / "f.h5") + "/000000.h5"
+                                    : std::string(dir / "f.h5");
+  std::string bytes = slurp(data_file);
   char pattern[8];
   std::memcpy(pattern, &marker, 8);
   const size_t at = bytes.find(std::string(pattern, 8));
   ASSERT_NE(at, std::string::npos);
   bytes[at + 3] = static_cast<char>(bytes[at + 3] ^ 0x10);
-  std::ofstream(dir / "f.h5", std::ios::binary | std::ios::trunc) << bytes;
+  std::ofstream(data_file, std::ios::binary | std::ios::trunc) << bytes;
   FieldReader r(dir / "f.h5");
   EXPECT_FALSE(r.verify_checksum("density"));
   EXPECT_FALSE(r.verify_checksum("density", b, 0, self()));
@@ -481,6 +486,73 @@ TEST_P(Hdf5Modes, UncommittedFileLeavesNothingAndKeepsAnOlderFile) {
   }
   EXPECT_FALSE(fs::exists(dir / "f.h5.tmp"));
   EXPECT_EQ(FieldReader(dir / "f.h5").attribute_long("step"), 1);
+}
+
+// ------------------------------------------------------------------------------------ per_rank
+
+TEST(Hdf5PerRank, WriterNamesAndAutomaticChoice) {
+  using eddy::io::parse_write_mode;
+  using eddy::io::resolve_write_mode;
+  for (WriteMode m : {WriteMode::automatic, WriteMode::collective, WriteMode::gather, WriteMode::per_rank})
+    EXPECT_EQ(parse_write_mode(eddy::io::to_string(m)), m);
+  EXPECT_THROW(parse_write_mode("mpiio"), eddy::InputError);
+  const bool parallel = eddy::io::hdf5_is_parallel();
+  EXPECT_EQ(resolve_write_mode(WriteMode::automatic, 1),
+            parallel ? WriteMode::collective : WriteMode::gather);
+  EXPECT_EQ(resolve_write_mode(WriteMode::automatic, 4),
+            parallel ? WriteMode::collective : WriteMode::per_rank);
+  EXPECT_EQ(resolve_write_mode(WriteMode::gather, 4), WriteMode::gather);
+  EXPECT_EQ(eddy::io::per_rank_dir("out/fields/run_00000100.h5"), "out/fields/run_00000100.ranks");
+  EXPECT_EQ(eddy::io::per_rank_dir("f.hdf"), "f.hdf.ranks");
+}
+
+// The layout on disk: <path> and <stem>.ranks/000000.h5, nothing under a temporary name; the reader
+// refuses a file whose rank files are gone (HDF5 alone would read fill values); a file of another
+// writer under the same name leaves no stale rank directory behind.
+TEST(Hdf5PerRank, LayoutMissingRankFilesAndReplacement) {
+  TempDir dir;
+  const Block b = Block::whole(3, {5, 4, 3});
+  const auto v = make_field<double>(b, 3);
+  {
+    FieldFile f = FieldFile::create(dir / "f.h5", b, self(), WriteMode::per_rank);
+    EXPECT_EQ(f.mode(), WriteMode::per_rank);
+    EXPECT_FALSE(f.collective());
+    EXPECT_TRUE(fs::is_directory(dir / "f.ranks.tmp"));
+    f.write_vector("velocity", v.data(), 3, Checksum::on);
+    f.write_global("spectrum", std::vector<double>{1, 2, 3});
+    f.commit();
+    EXPECT_EQ(f.stats().mode, WriteMode::per_rank);
+    EXPECT_EQ(f.stats().bytes, (v.size() + 3) * sizeof(double));
+    EXPECT_GT(f.stats().seconds, 0.0);
+  }
+  EXPECT_TRUE(fs::exists(dir / "f.h5"));
+  EXPECT_TRUE(fs::exists(dir / "f.ranks/000000.h5"));
+  EXPECT_FALSE(fs::exists(dir / "f.ranks.tmp"));
+  EXPECT_FALSE(fs::exists(dir / "f.h5.tmp"));
+  {
+    FieldReader r(dir / "f.h5");
+    EXPECT_EQ(r.read<double>("velocity").data, v);
+    EXPECT_TRUE(r.verify_checksum("velocity"));
+    EXPECT_EQ(r.read<double>("spectrum").data, (std::vector<double>{1, 2, 3}));
+  }
+  fs::rename(dir / "f.ranks", dir / "elsewhere");
+  try {
+    FieldReader(dir / "f.h5").read<double>("velocity");
+    ADD_FAILURE() << "no exception";
+  } catch (const eddy::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank files it maps are missing"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(FieldReader(dir / "f.h5").read<double>("spectrum").data, (std::vector<double>{1, 2, 3}));
+  fs::rename(dir / "elsewhere", dir / "f.ranks");
+  {
+    FieldFile f = FieldFile::create(dir / "f.h5", b, self(), WriteMode::gather);
+    f.write_vector("velocity", v.data(), 3);
+    f.commit();
+  }
+  EXPECT_FALSE(fs::exists(dir / "f.ranks"));
+  EXPECT_EQ(FieldReader(dir / "f.h5").read<double>("velocity").data, v);
+  eddy::io::remove_field_file(dir / "f.h5");
+  EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
 // ---------------------------------------------------------------------------------------- errors
