@@ -27,7 +27,7 @@ for solver in lbm spectral; do
       --set output.fields.every=0 --set output.checkpoint.every=0 --set validation.reference=none)
     rm -rf "$name"
     mpi "$n" "$eddy" run "$cfg" --quiet --out "$name" "${sets[@]}" >"$name.log" 2>&1
-    "$eddy" plan "$cfg" --ranks "$n" --json "$name.plan.json" "${sets[@]}" >/dev/null
+    "$eddy" plan "$cfg" --ranks "$n" --target cpu --json "$name.plan.json" "${sets[@]}" >/dev/null
     plan=$(/usr/bin/python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['device_bytes_per_rank'] / 1048576, 2))" "$name.plan.json")
     log=$name/run.log
     echo "| $n | ${g}^3 | $(field "$log" 'set-up time (start to the first step)') | $(field "$log" 'set-up CPU time') | $(field "$log" 'peak host memory (resident)') | $(field "$log" "peak device memory (eddy's allocations)") | $plan |"

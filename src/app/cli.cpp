@@ -34,10 +34,9 @@ const char* usage =
     "  eddy optimize CONFIG.yaml [--set key.path=value]... [--out DIR] [--quiet]   (2D spectral: optimal "
     "perturbation)\n"
     "  eddy bench CONFIG.yaml|SUITE_DIR [--set ...] [--steps N] [--repeat R] [--json FILE|DIR]\n"
-    "  eddy plan CONFIG.yaml [--set ...] [--ranks N | --nodes N --gpus-per-node G] [--bench FILE.json]\n"
-    "            [--device-memory GIB] [--link-bandwidth GBPS] [--link-latency US] [--network-bandwidth "
-    "GBPS]\n"
-    "            [--network-latency US] [--json FILE]\n"
+    "  eddy plan CONFIG.yaml [--set ...] [--ranks N | --nodes N --gpus-per-node G] [--target gpu|cpu]\n"
+    "            [--bench FILE.json] [--device-memory GIB] [--link-bandwidth GBPS] [--link-latency US]\n"
+    "            [--network-bandwidth GBPS] [--network-latency US] [--json FILE]\n"
     "  eddy info\n"
     "exit codes: 0 success, 1 failure, 2 bad input (config, command line, files), 3 numerical failure,\n"
     "            75 stopped early by a signal or run.max_wall_time after writing a checkpoint (--restart "
@@ -106,6 +105,10 @@ Args parse(int argc, char** argv) {
       (s == "--ranks" ? a.plan.ranks : s == "--nodes" ? a.plan.nodes : a.plan.gpus_per_node) = n;
     } else if (a.verb == "plan" && s == "--bench") {
       a.plan.bench = value(s);
+    } else if (a.verb == "plan" && s == "--target") {
+      const std::string t = value(s);
+      if (t != "gpu" && t != "cpu") throw InputError("--target " + t + ": expected gpu or cpu");
+      a.plan.cpu = t == "cpu";
     } else if (a.verb == "plan" &&
                (s == "--device-memory" || s == "--link-bandwidth" || s == "--link-latency" ||
                 s == "--network-bandwidth" || s == "--network-latency")) {

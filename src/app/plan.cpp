@@ -17,7 +17,6 @@
 
 #include "app/lbm_case.hpp"
 #include "app/spectral_case.hpp"
-#include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/config/config.hpp"
@@ -40,6 +39,7 @@ constexpr double k_nvlink_gbs = 376.9;          // measured between two H200s (p
 constexpr double k_nvlink_us = 2.0;             // assumed per message inside a node
 constexpr double k_network_node_gbs = 200.0;    // 4 x 400 Gb/s NDR InfiniBand per node
 constexpr double k_network_us = 5.0;            // assumed per message between nodes
+constexpr double k_message_gap_us = 0.5;        // assumed per message posted (injection), either network
 constexpr double k_gib = 1073741824.0;
 
 struct Job {
@@ -51,6 +51,8 @@ struct Inputs {
   double device_gib = k_h200_memory_gib, reserve_gib = k_reserve_gib;
   double link_gbs = k_nvlink_gbs, link_us = k_nvlink_us;
   double network_gbs = k_network_node_gbs, network_us = k_network_us;
+  double gap_us = k_message_gap_us;
+  bool cpu = false;        // the CPU backend's transports (--target cpu)
   std::string single_gpu;  // where the single-GPU speed came from
   // LBM: seconds per cell and step on one GPU; spectral: seconds per step of the bench grid and its size.
   double lbm_s_per_cell = 0, spectral_s = 0, spectral_points = 0;
@@ -113,23 +115,29 @@ Inputs inputs(const config::RunSpec& spec, const PlanOptions& o) {
   if (o.link_us > 0) in.link_us = o.link_us;
   if (o.network_gbs > 0) in.network_gbs = o.network_gbs;
   if (o.network_us > 0) in.network_us = o.network_us;
+  in.cpu = o.cpu;
   return in;
 }
 
 /// Time of `bytes` sent to a peer on the same node or another one, per GPU (the node's network
-/// bandwidth shared by its GPUs).
+/// bandwidth shared by its GPUs), in `count` messages.
 void add_message(Result& r, const Job& job, const Inputs& in, bool same_node, double bytes, double count) {
   if (bytes <= 0) return;
   r.messages += count;
   if (same_node) {
     r.intra_bytes += bytes;
     r.intra_s += bytes / (in.link_gbs * 1e9);
-    r.latency_s += count * in.link_us * 1e-6;
   } else {
     r.inter_bytes += bytes;
     r.inter_s += bytes / (in.network_gbs * 1e9 / job.per_node);
-    r.latency_s += count * in.network_us * 1e-6;
   }
+}
+
+/// Latency: the messages of a round (one halo exchange, one transpose) are posted together, so a round
+/// costs one latency (the network's when any of its messages leaves the node), and every message the
+/// time to inject it (`gap`).
+void add_rounds(Result& r, const Inputs& in, double rounds, bool leaves_node, double messages) {
+  r.latency_s += rounds * (leaves_node ? in.network_us : in.link_us) * 1e-6 + messages * in.gap_us * 1e-6;
 }
 
 void name_the_limit(Result& r, double hidden) {
@@ -174,8 +182,12 @@ Result plan_lbm(const config::RunSpec& spec, const Job& job, const Inputs& in) {
   r.compute_s = double(fm.cells) * s_cell;
   r.block_alone_s = r.compute_s;
   r.single_gpu_s = cells * s_cell;
-  for (const auto& [peer, bytes] : fm.sent_bytes)
+  bool leaves = false;
+  for (const auto& [peer, bytes] : fm.sent_bytes) {
     add_message(r, job, in, job.node_of(peer) == job.node_of(middle), bytes, 1.0);
+    leaves = leaves || job.node_of(peer) != job.node_of(middle);
+  }
+  if (!fm.sent_bytes.empty()) add_rounds(r, in, 1.0, leaves, r.messages);
   // The shell first, then the exchange overlapped with the inner cells (src/README.md, Parallel).
   const double shell_s = double(fm.shell_cells) * s_cell, inner_s = r.compute_s - shell_s;
   const double comm = r.intra_s + r.inter_s + r.latency_s;
@@ -193,7 +205,8 @@ Result plan_spectral(const config::RunSpec& spec, const Job& job, const Inputs& 
   r.decomposition = p1 > 1 ? "pencil" : "slab";
   // One-sided peer copies (one node) pack nothing; GPU transports pack both sides of a transpose; MPI
   // on the CPU backend the a-slab side (parallel/transport.cpp, parallel/transpose.cpp).
-  const int sides = !backend::is_gpu() ? 1 : spec.parallel.comm == "peer" && job.nodes == 1 ? 0 : 2;
+  const bool one_sided = (spec.parallel.comm == "peer" || spec.parallel.comm == "auto") && job.nodes == 1;
+  const int sides = in.cpu ? 1 : one_sided ? 0 : 2;
   const spectral::Footprint f = spectral::footprint(s, p1, p2, sides);
   for (int a = 0; a < 3; ++a) {
     const auto k = static_cast<std::size_t>(a);
@@ -222,8 +235,12 @@ Result plan_spectral(const config::RunSpec& spec, const Job& job, const Inputs& 
     const int group = f.transposes[g].first;
     const double per_peer = f.transposes[g].second / double(group - 1) * f.transforms_per_step;
     const int stride = (p1 > 1 && g == 0) ? p2 : 1;
-    for (int m = 1; m < group; ++m)
+    bool leaves = false;
+    for (int m = 1; m < group; ++m) {
       add_message(r, job, in, job.node_of(m * stride) == job.node_of(0), per_peer, f.transforms_per_step);
+      leaves = leaves || job.node_of(m * stride) != job.node_of(0);
+    }
+    add_rounds(r, in, f.transforms_per_step, leaves, double(group - 1) * f.transforms_per_step);
   }
   r.step_s = r.compute_s + r.intra_s + r.inter_s + r.latency_s;  // transposes not hidden (stated)
   name_the_limit(r, 0.0);
@@ -331,7 +348,8 @@ void write_json(const std::string& path, const config::RunSpec& spec, const Job&
     << "    \"inputs\": {\"single_gpu\": \"" << in.single_gpu
     << "\", \"device_memory_gib\": " << num(in.device_gib) << ", \"link_gbs\": " << num(in.link_gbs)
     << ", \"link_latency_us\": " << num(in.link_us) << ", \"network_gbs_per_node\": " << num(in.network_gbs)
-    << ", \"network_latency_us\": " << num(in.network_us) << "}},\n"
+    << ", \"network_latency_us\": " << num(in.network_us) << ", \"message_gap_us\": " << num(in.gap_us)
+    << "}},\n"
     << "  \"single_gpu_step_s\": " << num(r.single_gpu_s) << ",\n"
     << "  \"speedup\": " << num(speedup) << ",\n"
     << "  \"efficiency\": " << num(speedup / job.ranks) << ",\n"
@@ -373,12 +391,15 @@ void plan(const config::RunSpec& spec, const PlanOptions& options, bool print) {
                 std::round(1000 * speedup / job.ranks) / 10, " % parallel efficiency; ",
                 std::round(1000 * r.block_alone_s / r.step_s) / 10, " % of the block's speed alone"));
   log::info(cat("  inputs:         ", in.single_gpu, "; link ", in.link_gbs, " GB/s, ", in.link_us,
-                " us; network ", in.network_gbs, " GB/s per node, ", in.network_us, " us"));
+                " us; network ", in.network_gbs, " GB/s per node, ", in.network_us, " us; ", in.gap_us,
+                " us per message posted"));
 }
 
-void check_fits_device(const config::RunSpec& spec, int ranks, double device_gib, double reserve_gib) {
+void check_fits_device(const config::RunSpec& spec, int ranks, double device_gib, double reserve_gib,
+                       bool cpu) {
   PlanOptions o;
   o.ranks = ranks;
+  o.cpu = cpu;
   o.device_memory_gib = device_gib;
   const Job job = job_of(o);
   Inputs in = inputs(spec, o);

@@ -21,6 +21,7 @@ struct PlanOptions {
   double network_gbs = 0;        ///< --network-bandwidth: a node's injection bandwidth, GB/s
   double network_us = 0;         ///< --network-latency, microseconds per message
   std::string json;              ///< --json FILE
+  bool cpu = false;              ///< --target cpu: ranks on the CPU backend (default: GPUs)
 };
 
 /// Print the plan of `spec` (rank 0 of the caller prints; the plan itself is computed alone, without MPI).
@@ -29,8 +30,9 @@ struct PlanOptions {
 void plan(const config::RunSpec& spec, const PlanOptions& options, bool print);
 
 /// The same refusal for a run about to start on `ranks` ranks with `device_gib` of device memory each, of
-/// which `reserve_gib` stay free: InputError naming the block, the bytes it needs and the rank count that
-/// would fit.
-void check_fits_device(const config::RunSpec& spec, int ranks, double device_gib, double reserve_gib);
+/// which `reserve_gib` stay free, on the CPU backend (`cpu`) or GPUs: InputError naming the block, the
+/// bytes it needs and the rank count that would fit.
+void check_fits_device(const config::RunSpec& spec, int ranks, double device_gib, double reserve_gib,
+                       bool cpu);
 
 }  // namespace eddy::app

@@ -14,7 +14,8 @@ RunResult run(const config::RunSpec& spec, const RunOptions& options, const para
   // areas and libraries; the host a tenth of each rank's share.
   const double gib = 1073741824.0, host_share = physical_memory_bytes() / gib / comm.node_local_size();
   const double device_gib = comm.min(backend::is_gpu() ? backend::device_info().memory_gib : host_share);
-  check_fits_device(spec, comm.size(), device_gib, backend::is_gpu() ? 1.5 : 0.1 * device_gib);
+  check_fits_device(spec, comm.size(), device_gib, backend::is_gpu() ? 1.5 : 0.1 * device_gib,
+                    !backend::is_gpu());
   if (spec.solver == "lbm") return run_lbm(spec, options, comm);
   if (spec.solver == "spectral") return run_spectral(spec, options, comm);
   throw InputError("solver: '" + spec.solver +

@@ -27,7 +27,7 @@ check_memory() {
     tail -5 "$name.log"
     return
   fi
-  if ! "$eddy" plan "$cfg" --ranks "$np" --json "$name.json" "${sets[@]}" >"$name.plan" 2>&1; then
+  if ! "$eddy" plan "$cfg" --ranks "$np" --target cpu --json "$name.json" "${sets[@]}" >"$name.plan" 2>&1; then
     fail "$name: eddy plan exited $?"
     cat "$name.plan"
     return
