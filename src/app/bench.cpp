@@ -446,7 +446,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
 /// pruned.
 double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, const parallel::Comm& comm) {
   const SpectralCase c = make_spectral_case(spec, comm);
-  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
+  const auto exchange = parallel::make_transpose_exchange(spec.parallel.comm, comm, c.p1);
   auto solver = spectral::make_solver(c.setup, *exchange);
   initialize(*solver, spec, c);
   const double dt = time_step(spec, c, solver->stats());

@@ -56,7 +56,7 @@ OptimizeResult optimize(const config::RunSpec& spec, const RunOptions& opt, cons
         spec.physics.forcing.type + "' forcing (use none)");
   const config::OptimizeSpec& o = spec.optimize;
   const SpectralCase c = make_spectral_case(spec, comm);
-  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm);
+  const auto exchange = parallel::make_transpose_exchange(spec.parallel.comm, comm);
   spectral::Adjoint2d adj(c.setup, *exchange);  // InputError: fp32, phase_shift
   const double dt = spec.numerics.dt;
   const long T = o.horizon_steps;

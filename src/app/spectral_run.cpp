@@ -33,7 +33,7 @@ namespace {
 /// exchange of parallel.comm: the median of 3 passes after 3 warm-up passes (which also let
 /// parallel.comm: auto settle on its transport), fenced, the slowest rank's. Collective.
 double time_transforms(const config::RunSpec& spec, const SpectralCase& c, const parallel::Comm& comm) {
-  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
+  const auto exchange = parallel::make_transpose_exchange(spec.parallel.comm, comm, c.p1);
   const auto solver = spectral::make_solver(c.setup, *exchange);
   std::vector<double> t;
   for (int k = 0; k < 6; ++k) {
@@ -342,7 +342,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                                        "time stepper (numerics.time_stepper)", comm);
   if (!restart.path.empty()) check_restart_time_step(restart.meta, spec.numerics.dt, restart.path);
   const RunStart start{restart.meta.step, !restart.path.empty()};
-  const auto exchange = parallel::make_slab_exchange(spec.parallel.comm, comm, c.p1);
+  const auto exchange = parallel::make_transpose_exchange(spec.parallel.comm, comm, c.p1);
   auto solver = spectral::make_solver(s, *exchange);
   double dt = 0.0;
   if (start.restarted) {

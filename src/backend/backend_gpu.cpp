@@ -11,6 +11,21 @@
 #include "backend/profile.hpp"
 #include "core/log.hpp"
 
+// Profiler ranges (parallel_gpu.hpp, detail::Range): NVTX 3 (header-only, shipped with the CUDA toolkit),
+// roctx where CMake found it (EDDY_HAVE_ROCTX); nothing otherwise.
+#if defined(EDDY_BACKEND_CUDA) && __has_include(<nvtx3/nvToolsExt.h>)
+#include <nvtx3/nvToolsExt.h>
+#define EDDY_RANGE_PUSH(label) nvtxRangePushA(label)
+#define EDDY_RANGE_POP() nvtxRangePop()
+#elif defined(EDDY_BACKEND_HIP) && defined(EDDY_HAVE_ROCTX) && __has_include(<roctracer/roctx.h>)
+#include <roctracer/roctx.h>
+#define EDDY_RANGE_PUSH(label) roctxRangePushA(label)
+#define EDDY_RANGE_POP() roctxRangePop()
+#else
+#define EDDY_RANGE_PUSH(label) ((void)(label))
+#define EDDY_RANGE_POP() ((void)0)
+#endif
+
 #if defined(EDDY_BACKEND_CUDA)
 #define gpuDeviceProp cudaDeviceProp
 #define gpuGetDeviceCount cudaGetDeviceCount
@@ -91,6 +106,9 @@ int grid_for(index_t n) {
   // Enough blocks to fill any current GPU many times over; kernels stride beyond that.
   return static_cast<int>(blocks < 65536 ? blocks : 65536);
 }
+
+void range_push(const char* label) { EDDY_RANGE_PUSH(label); }
+void range_pop() { EDDY_RANGE_POP(); }
 
 }  // namespace detail
 

@@ -3,6 +3,11 @@
 ///
 /// Reductions: each block reduces in shared memory and writes one partial; the partials are copied to
 /// the host and combined there in block order, so the result is reproducible run to run.
+///
+/// Every launch runs inside a profiler range named by its label (NVTX on CUDA, roctx on HIP where the
+/// build found it: `nsys profile --trace=cuda,nvtx`, `rocprof --roctx-trace`). The ranges are host-side
+/// calls, no-ops while no profiler is attached; they add no synchronisation and may run while a step
+/// graph records (they mark the recording; its replays show the kernels, not the ranges).
 #if defined(EDDY_BACKEND_CUDA)
 #include <cuda_runtime.h>
 #define EDDY_GPU_CHECK_LAST() ::eddy::backend::detail::check_last(cudaGetLastError(), __FILE__, __LINE__)
@@ -33,6 +38,17 @@ using gpu_error_t = hipError_t;
 void check_last(gpu_error_t e, const char* file, int line);
 /// Blocks to launch for n indices (capped; the kernels stride).
 int grid_for(index_t n);
+/// Open and close a profiler range (backend_gpu.cpp).
+void range_push(const char* label);
+void range_pop();
+/// The profiler range of one launch, named by its label, for the scope of the launch.
+class Range {
+ public:
+  explicit Range(const char* label) { range_push(label); }
+  ~Range() { range_pop(); }
+  Range(const Range&) = delete;
+  Range& operator=(const Range&) = delete;
+};
 #if defined(EDDY_BACKEND_CUDA)
 inline cudaStream_t stream() { return static_cast<cudaStream_t>(compute_stream()); }
 #else
@@ -96,8 +112,9 @@ __global__ void __launch_bounds__(block_size) reduce_kernel(index_t n, T identit
 
 /// Run f(i) for i in [0, n) on the device.
 template <class F>
-void parallel_for(const char* /*label*/, index_t n, F f) {
+void parallel_for(const char* label, index_t n, F f) {
   if (n <= 0) return;
+  const detail::Range range(label);
   detail::for_kernel<<<detail::grid_for(n), detail::block_size, 0, detail::stream()>>>(n, f);
   EDDY_GPU_CHECK_LAST();
 }
@@ -107,10 +124,11 @@ void parallel_for(const char* /*label*/, index_t n, F f) {
 /// planes (of whole rows where one plane is that large). `min_blocks` > 0: registers capped so that many
 /// blocks fit on an SM (backend.hpp: BoxLaunch).
 template <BoxLaunch launch = BoxLaunch::per_cell, int min_blocks = 0, class F>
-void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz, F f) {
+void parallel_for_box(const char* label, index_t nx, index_t ny, index_t nz, F f) {
   if (nx <= 0 || ny <= 0 || nz <= 0) return;
   constexpr index_t limit = index_t(1) << 31;
   if (nx >= limit) throw Error("parallel_for_box: a row of 2^31 cells or more");
+  const detail::Range range(label);
   constexpr bool stride = launch == BoxLaunch::grid_stride;
   auto run = [&](index_t cy, index_t cz, index_t y0, index_t z0) {
     const index_t n = nx * cy * cz;
@@ -137,8 +155,9 @@ void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz,
 
 /// Reduce f(i) for i in [0, n) with op (associative), starting from identity.
 template <class T, class F, class Op>
-T parallel_reduce(const char* /*label*/, index_t n, T identity, F f, Op op) {
+T parallel_reduce(const char* label, index_t n, T identity, F f, Op op) {
   if (n <= 0) return identity;
+  const detail::Range range(label);  // the launch and the copy of the partials
   const int blocks = detail::grid_for(n);
   DeviceArray<T> partial(static_cast<std::size_t>(blocks));
   detail::reduce_kernel<<<blocks, detail::block_size, 0, detail::stream()>>>(n, identity, f, op,

@@ -7,17 +7,17 @@ namespace eddy::field {
 
 /// A block of nx*ny*nz interior cells surrounded by `ghost` cells on every side of each active
 /// dimension (z is inactive in 2D: one plane, no ghosts). Trivially copyable: pass it into kernels.
-/// With `align` > 1 the rows (sx) are padded to a multiple of `align` cells: unused cells at the end of
+/// With `align` > 1 the rows (stride_y) are padded to a multiple of `align` cells: unused cells at the end of
 /// each row, so that an array whose interior cell x = 0 sits on an aligned address (see lead()) has every
 /// row's interior start aligned as well: a warp's 32 consecutive cells are then one 128-byte line
 /// instead of straddling two.
 struct PaddedGrid {
   int dims = 3;
-  index_t nx = 1, ny = 1, nz = 1;  ///< interior cells
-  index_t g = 1;                   ///< ghost width in x and y (and z in 3D)
-  index_t gz = 1;                  ///< ghost width in z (0 in 2D)
-  index_t sx = 1, sy = 1;          ///< padded strides of y and z
-  index_t n_padded = 1;            ///< padded cells in all
+  index_t nx = 1, ny = 1, nz = 1;      ///< interior cells
+  index_t g = 1;                       ///< ghost width in x and y (and z in 3D)
+  index_t gz = 1;                      ///< ghost width in z (0 in 2D)
+  index_t stride_y = 1, stride_z = 1;  ///< padded strides of y and z (cells)
+  index_t n_padded = 1;                ///< padded cells in all
 
   static PaddedGrid make(int dims, Int3 interior, index_t ghost, index_t align = 1) {
     PaddedGrid p;
@@ -25,9 +25,9 @@ struct PaddedGrid {
     p.nx = interior[0], p.ny = interior[1], p.nz = dims == 3 ? interior[2] : 1;
     p.g = ghost;
     p.gz = dims == 3 ? ghost : 0;
-    p.sx = (p.nx + 2 * p.g + align - 1) / align * align;
-    p.sy = p.sx * (p.ny + 2 * p.g);
-    p.n_padded = p.sy * (p.nz + 2 * p.gz);
+    p.stride_y = (p.nx + 2 * p.g + align - 1) / align * align;
+    p.stride_z = p.stride_y * (p.ny + 2 * p.g);
+    p.n_padded = p.stride_z * (p.nz + 2 * p.gz);
     return p;
   }
   /// Elements to leave before padded cell 0 in an allocation whose start is aligned to `align`
@@ -36,10 +36,12 @@ struct PaddedGrid {
   /// Interior cells.
   EDDY_HD EDDY_INLINE index_t n_interior() const { return nx * ny * nz; }
   /// Padded index of a cell given in padded coordinates (0 <= x < nx + 2g, ...).
-  EDDY_HD EDDY_INLINE index_t padded(index_t x, index_t y, index_t z) const { return x + sx * y + sy * z; }
+  EDDY_HD EDDY_INLINE index_t padded(index_t x, index_t y, index_t z) const {
+    return x + stride_y * y + stride_z * z;
+  }
   /// Padded coordinates of padded cell n: the inverse of padded().
   EDDY_HD EDDY_INLINE void coordinates(index_t n, index_t (&p)[3]) const {
-    p[0] = n % sx, p[1] = (n / sx) % (ny + 2 * g), p[2] = n / sy;
+    p[0] = n % stride_y, p[1] = (n / stride_y) % (ny + 2 * g), p[2] = n / stride_z;
   }
   /// Padded index of interior cell (x, y, z), 0 <= x < nx.
   EDDY_HD EDDY_INLINE index_t at(index_t x, index_t y, index_t z) const {
@@ -51,7 +53,9 @@ struct PaddedGrid {
     return at(x, yz % ny, yz / ny);
   }
   /// Offset of the neighbour at (cx, cy, cz).
-  EDDY_HD EDDY_INLINE index_t offset(int cx, int cy, int cz) const { return cx + sx * cy + sy * cz; }
+  EDDY_HD EDDY_INLINE index_t offset(int cx, int cy, int cz) const {
+    return cx + stride_y * cy + stride_z * cz;
+  }
 };
 
 /// A box of a block's interior cells (x fastest), mapped to padded indices: kernels over part of a block.

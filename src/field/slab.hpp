@@ -1,7 +1,8 @@
 #pragma once
-/// Slab decomposition for distributed FFTs, as solvers see it: a global transpose of arrays between
-/// two slab layouts, plus the reductions diagnostics need. parallel/transpose.hpp implements it with
-/// MPI (injected by the app); LocalSlabExchange here is the single-rank case. Solvers never see MPI.
+/// Slab and pencil decompositions for distributed FFTs, as solvers see them: a global transpose of arrays
+/// between two slab layouts (a pencil decomposition is two of them: row() and the column), plus the
+/// reductions diagnostics need. parallel/transpose.hpp implements it with
+/// MPI (injected by the app); LocalTransposeExchange here is the single-rank case. Solvers never see MPI.
 ///
 /// The arrays are 3D, [a][b][c] with c fastest, of elements of `elem_bytes` bytes:
 ///   a-slabs: a rank holds the a-planes of its block (BlockSplit of na) and every b;
@@ -49,7 +50,7 @@ struct SlabShape {
   RowRange rows[2] = {};
   /// The b side in the compact layout (outer = 1 only): [a = all][the moved rows of this rank's block, its
   /// ranges one after the other][c], instead of the b-slab layout [a][b_local][c]; fields still `stride`
-  /// apart. Where every row of the block moves, the two layouts are one. What SlabExchange does with it:
+  /// apart. Where every row of the block moves, the two layouts are one. What TransposeExchange does with it:
   /// below.
   bool compact = false;
   /// The c-columns a transpose must move: [0, columns) of each moved row; 0 (the default): every column.
@@ -110,9 +111,9 @@ struct SlabShape {
 /// that filled the source) is done before the transport reads. A caller that works on field f's b array
 /// while field f+1's transpose is in flight needs one b array per field in flight (spectral/slab_fft.cpp:
 /// two compact buffers, alternating by field).
-class SlabExchange {
+class TransposeExchange {
  public:
-  virtual ~SlabExchange() = default;
+  virtual ~TransposeExchange() = default;
   virtual int ranks() const = 0;
   virtual int rank() const = 0;
   /// a-slabs (in) -> b-slabs (out).
@@ -150,11 +151,11 @@ class SlabExchange {
   /// P1: ranks per row.
   virtual int p1() const { return 1; }
   /// The exchange among this rank's row (P1 > 1), nullptr for a slab.
-  virtual SlabExchange* row() { return nullptr; }
+  virtual TransposeExchange* row() { return nullptr; }
 };
 
 /// One rank: both layouts are the whole array, so a transpose is a copy and reductions are identities.
-class LocalSlabExchange final : public SlabExchange {
+class LocalTransposeExchange final : public TransposeExchange {
  public:
   int ranks() const override { return 1; }
   int rank() const override { return 0; }
@@ -176,7 +177,7 @@ class LocalSlabExchange final : public SlabExchange {
     // Per outer array: na planes of nb nc elements, a_plane() apart on the a side, contiguous on the b side
     // (whose outer arrays are b_outer apart); of each plane, the moved rows. The compact b side: planes of
     // the moved rows only, one range after the other.
-    if (s.compact && s.outer > 1) throw Error("SlabExchange: the compact b layout has one outer array");
+    if (s.compact && s.outer > 1) throw Error("TransposeExchange: the compact b layout has one outer array");
     const index_t b_rows = s.compact ? s.moved_count(0, s.nb) : s.nb;
     const index_t width = b_rows * s.nc, ap = s.a_plane();
     const index_t b_outer = s.b_outer_stride && !s.compact ? s.b_outer_stride : s.na * width;

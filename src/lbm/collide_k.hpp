@@ -124,12 +124,12 @@ struct CollisionExtras {
 
 /// The cell's relaxation rate: omega, or the Smagorinsky one from the cell's own stress.
 template <class L, bool Les, bool Force, class R>
-EDDY_HD EDDY_INLINE R local_omega(R omega, const CollisionExtras<R>& x, const R (&f)[L::q], R drho,
+EDDY_HD EDDY_INLINE R local_omega(R omega, const CollisionExtras<R>& extras, const R (&f)[L::q], R drho,
                                   const R (&u)[3], R unit) {
   if constexpr (Les) {
     R p[6];
-    pi_neq<L, Force>(f, drho, u, x.force, p, unit);
-    return smagorinsky_omega(x.tau0, x.les, unit + drho, p);
+    pi_neq<L, Force>(f, drho, u, extras.force, p, unit);
+    return smagorinsky_omega(extras.tau0, extras.les, unit + drho, p);
   } else {
     return omega;
   }
@@ -139,13 +139,13 @@ EDDY_HD EDDY_INLINE R local_omega(R omega, const CollisionExtras<R>& x, const R 
 template <class R, bool Les = false, bool Force = false>
 struct Bgk {
   R omega;  ///< 1 / tau
-  CollisionExtras<R> x{};
+  CollisionExtras<R> extras{};
   template <class L>
   EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
-    const R w = local_omega<L, Les, Force>(omega, x, f, drho, u, unit);
+    const R w = local_omega<L, Les, Force>(omega, extras, f, drho, u, unit);
     EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
       f[i] -= w * (f[i] - equilibrium<L>(i, drho, u, unit));
-      if constexpr (Force) f[i] += (R(1) - R(0.5) * w) * guo_source<L>(i, u, x.force);
+      if constexpr (Force) f[i] += (R(1) - R(0.5) * w) * guo_source<L>(i, u, extras.force);
     }
   }
 };
@@ -159,25 +159,25 @@ struct Bgk {
 template <class R, bool Les = false, bool Force = false>
 struct Trt {
   R omega_plus, omega_minus;
-  CollisionExtras<R> x{};
+  CollisionExtras<R> extras{};
   R magic = R(0.1875);  ///< Lambda, used with LES only
   template <class L>
   EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
-    const R wp = local_omega<L, Les, Force>(omega_plus, x, f, drho, u, unit);
+    const R wp = local_omega<L, Les, Force>(omega_plus, extras, f, drho, u, unit);
     R wm = omega_minus;
     if constexpr (Les) wm = R(1) / (magic / (R(1) / wp - R(0.5)) + R(0.5));
     R feq[L::q];
     EDDY_UNROLL for (int i = 0; i < L::q; ++i) feq[i] = equilibrium<L>(i, drho, u, unit);
     const R half_p = R(0.5) * wp, half_m = R(0.5) * wm;
     f[0] -= wp * (f[0] - feq[0]);
-    if constexpr (Force) f[0] += (R(1) - half_p) * guo_source<L>(0, u, x.force);
+    if constexpr (Force) f[0] += (R(1) - half_p) * guo_source<L>(0, u, extras.force);
     EDDY_UNROLL for (int i = 1; i < L::q; i += 2) {
       const R np = (f[i] - feq[i]) + (f[i + 1] - feq[i + 1]);  // 2 x non-equilibrium, symmetric part
       const R nm = (f[i] - feq[i]) - (f[i + 1] - feq[i + 1]);  // 2 x non-equilibrium, antisymmetric part
       f[i] -= half_p * np + half_m * nm;
       f[i + 1] -= half_p * np - half_m * nm;
       if constexpr (Force) {
-        const R s0 = guo_source<L>(i, u, x.force), s1 = guo_source<L>(i + 1, u, x.force);
+        const R s0 = guo_source<L>(i, u, extras.force), s1 = guo_source<L>(i + 1, u, extras.force);
         const R sp = R(0.5) * (s0 + s1), sm = R(0.5) * (s0 - s1);
         f[i] += (R(1) - half_p) * sp + (R(1) - half_m) * sm;
         f[i + 1] += (R(1) - half_p) * sp - (R(1) - half_m) * sm;
@@ -213,13 +213,13 @@ struct Trt {
 template <class R, bool Les = false, bool Force = false>
 struct Regularized {
   R omega;  ///< 1 / tau
-  CollisionExtras<R> x{};
+  CollisionExtras<R> extras{};
   template <class L>
   EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
     R p[6];
-    pi_neq<L, Force>(f, drho, u, x.force, p, unit);
+    pi_neq<L, Force>(f, drho, u, extras.force, p, unit);
     R w = omega;
-    if constexpr (Les) w = smagorinsky_omega(x.tau0, x.les, unit + drho, p);
+    if constexpr (Les) w = smagorinsky_omega(extras.tau0, extras.les, unit + drho, p);
     const R rho = unit + drho, k = R(1) - w;
     EDDY_UNROLL for (int a = 0; a < 6; ++a) p[a] *= k;  // (1 - omega) a2_neq
     // A2 (xx yy zz xy xz yz) and the momentum with half the force.
@@ -227,8 +227,8 @@ struct Regularized {
                rho * u[0] * u[1] + p[3], rho * u[0] * u[2] + p[4], rho * u[1] * u[2] + p[5]};
     R j[3] = {rho * u[0], rho * u[1], rho * u[2]};
     if constexpr (Force) {
-      add_force_stress(a2, u, x.force);
-      j[0] += R(0.5) * x.force[0], j[1] += R(0.5) * x.force[1], j[2] += R(0.5) * x.force[2];
+      add_force_stress(a2, u, extras.force);
+      j[0] += R(0.5) * extras.force[0], j[1] += R(0.5) * extras.force[1], j[2] += R(0.5) * extras.force[2];
     }
     // A3_aab = rho u_a u_a u_b + (1 - omega)(2 u_a a2_ab + u_b a2_aa), from the relaxed a2 above.
     auto a3 = [&](int a, int b, R pab, R paa) {

@@ -59,7 +59,7 @@ Footprint footprint_of(Setup s, bool steady_check) {
     f.device_bytes += entries * (sizeof(index_t) + (s.exchanger || s.boxes.size() > 1 ? t_bytes : 0.0));
     f.sent_bytes.emplace_back(peer, 0.5 * entries * t_bytes);
   }
-  // Per face: walls and open faces put their first layer of cells on the special list; a face with
+  // Per face: walls and open faces put their first layer of cells on the near-solid list; a face with
   // ghosts from the exchange puts it in the shell (the overlapped step's cells updated first).
   const unsigned wrap = wrapped_axes(s, s.cells);
   index_t inner[3] = {g.nx, g.ny, g.nz}, away[3] = {g.nx, g.ny, g.nz};
@@ -78,8 +78,8 @@ Footprint footprint_of(Setup s, bool steady_check) {
   f.shell_cells = overlap ? f.cells - static_cast<index_t>(inner_cells) : 0;
   const double away_cells = double(std::max<index_t>(away[0], 0)) * double(std::max<index_t>(away[1], 0)) *
                             double(s.dims == 3 ? std::max<index_t>(away[2], 0) : 1);
-  const double special = cells - away_cells;
-  f.device_bytes += sizeof(index_t) * (double(f.shell_cells) + special);
+  const double near_solid_cells = cells - away_cells;
+  f.device_bytes += sizeof(index_t) * (double(f.shell_cells) + near_solid_cells);
   // Open faces: a link per population leaving through the face's first layer (about q/5 per cell).
   for (std::size_t face = 0; face < 6; ++face) {
     const FaceKind k = s.faces[face];

@@ -45,14 +45,14 @@ struct Sum2Op {
 // Launches are free functions: CUDA's extended lambdas may not live in private member functions.
 
 /// Which cells a launch updates: a box of the interior (the whole interior, or the inner cells that
-/// need no ghost), or an explicit list of padded cells (the boundary shell); and the special cells among
-/// them (stream_collide_k.hpp: special_entry), which the odd step updates in a kernel of their own.
+/// need no ghost), or an explicit list of padded cells (the boundary shell); and the near-solid cells among
+/// them (stream_collide_k.hpp: near_solid_entry), which the odd step updates in a kernel of their own.
 struct CellSet {
   field::SubBox box{};
   const index_t* list = nullptr;
   index_t list_size = 0;
-  const index_t* special = nullptr;
-  index_t special_size = 0;
+  const index_t* near_solid = nullptr;
+  index_t near_solid_size = 0;
   /// 16-bit storage: the even step updates the box's rows two cells at a time (stream_collide_even_pair),
   /// and in 2D so does the odd step (stream_collide_odd_pair: launch_box_stream_collide). Only where
   /// the box starts at an even x both in the block (a pair's slots are then 4-byte words: pairs_fit) and
@@ -104,7 +104,7 @@ EDDY_HD EDDY_INLINE void initial_cell(const IC& ic, index_t gx, index_t gy, inde
 }
 
 /// The bulk update of cell n (with its wrapped `faces`, which only odd steps use): on odd steps cells
-/// near a solid (and solids) are left to the special list's kernel; in a box whose cells are all plain
+/// near a solid (and solids) are left to the near-solid list's kernel; in a box whose cells are all plain
 /// fluid (`all_fluid`: CellSet::all_fluid) no flag is read. With 32- and 64-bit populations the flag is
 /// read with the populations, not before them, and decides only whether the results are stored: the
 /// loads go out in one round trip to memory, not two (every neighbour of an interior cell lies in the
@@ -179,13 +179,14 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
   } else {
     launch_box_stream_collide<L, Odd>(label, a, collision, cells.box, cells.pairs, cells.all_fluid);
   }
-  if (Odd && cells.special_size > 0) {
-    const index_t* sp = cells.special;
-    constexpr index_t index_mask = (index_t(1) << special_shift) - 1;
-    backend::parallel_for("lbm::stream_collide_odd_special", cells.special_size, [=] EDDY_DEVICE(index_t t) {
-      const index_t e = sp[t];
-      stream_collide<L, true, true>(e & index_mask, unsigned(e >> special_shift), a, collision);
-    });
+  if (Odd && cells.near_solid_size > 0) {
+    const index_t* sp = cells.near_solid;
+    constexpr index_t index_mask = (index_t(1) << near_solid_shift) - 1;
+    backend::parallel_for(
+        "lbm::stream_collide_odd_near_solid", cells.near_solid_size, [=] EDDY_DEVICE(index_t t) {
+          const index_t e = sp[t];
+          stream_collide<L, true, true>(e & index_mask, unsigned(e >> near_solid_shift), a, collision);
+        });
   }
 }
 
@@ -361,7 +362,7 @@ class SolverImpl final : public Solver {
   /// The initial populations (initial_cell) of a host initial condition, one z-plane of padded cells at a
   /// time (host threads), so the host never holds more than a plane of populations.
   void initialize(const InitialCondition& ic) override {
-    const index_t N = grid_.n_padded, plane = grid_.sy;
+    const index_t N = grid_.n_padded, plane = grid_.stride_z;
     std::vector<T> h(static_cast<std::size_t>(L::q * plane));
     for (index_t pz = 0; pz < grid_.nz + 2 * grid_.gz; ++pz) {
       std::fill(h.begin(), h.end(), store_pop<T>(R(0)));
@@ -437,7 +438,7 @@ class SolverImpl final : public Solver {
     // take another factor), where the step is more than one launch (cells next to walls on odd steps,
     // boundary links): a single kernel replayed as a graph ran 1 % slower than launched (D3Q19 64^3 on an
     // H200, cases/benchmarks/results/2026-11-30e-h200). Several ranks exchange halos through the host.
-    const int launches = 1 + (odd && all_.special_size > 0 ? 1 : 0) + (n_links_ > 0 ? 1 : 0);
+    const int launches = 1 + (odd && all_.near_solid_size > 0 ? 1 : 0) + (n_links_ > 0 ? 1 : 0);
     if (pattern_.peers.empty() && ramp == 1.0 && launches > 1)
       graph_.run(odd ? 1 : 0, 0, work);
     else
@@ -517,7 +518,7 @@ class SolverImpl final : public Solver {
     std::size_t pattern = 0;
     for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
     return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() +
-           special_list_.bytes() + links_.bytes() + link_value_.bytes() + link_force_.bytes();
+           near_solid_list_.bytes() + links_.bytes() + link_value_.bytes() + link_force_.bytes();
   }
   double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
   const Setup& setup() const override { return setup_; }
@@ -557,32 +558,32 @@ class SolverImpl final : public Solver {
   template <bool Les, bool Force>
   void update(bool odd, const CellSet& cells) {
     const StreamCollideArgs<T, R> a = args();
-    CollisionExtras<R> x;
-    x.tau0 = R(setup_.tau), x.les = R(les_factor());
+    CollisionExtras<R> extras;
+    extras.tau0 = R(setup_.tau), extras.les = R(les_factor());
     // In the frame of the stored numbers, where the update computes (stream_collide_k.hpp).
-    for (int d = 0; d < 3; ++d) x.force[d] = a.force[d] * R(population_unit<T>());
+    for (int d = 0; d < 3; ++d) extras.force[d] = a.force[d] * R(population_unit<T>());
     const double w = 1.0 / setup_.tau;
     auto launch = [&](const auto& c) {
       odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
     };
     if (setup_.collision == "trt")
-      launch(Trt<R, Les, Force>{R(w), R(trt_omega_minus(w, setup_.trt_magic)), x, R(setup_.trt_magic)});
+      launch(Trt<R, Les, Force>{R(w), R(trt_omega_minus(w, setup_.trt_magic)), extras, R(setup_.trt_magic)});
     else if (setup_.collision == "regularized")
-      launch(Regularized<R, Les, Force>{R(w), x});
+      launch(Regularized<R, Les, Force>{R(w), extras});
     else
-      launch(Bgk<R, Les, Force>{R(w), x});
+      launch(Bgk<R, Les, Force>{R(w), extras});
   }
 
   /// The whole interior, its inner box (one cell in from every face) and the shell around it, each
-  /// with its special cells (`flags`: the host copy of the flag field).
+  /// with its near-solid cells (`flags`: the host copy of the flag field).
   void build_cell_sets(const std::vector<std::uint8_t>& flags) {
     all_.box = field::SubBox::interior(grid_);
     all_.pairs = pairs_fit(all_.box);
     overlap_ =
         setup_.exchanger != nullptr && grid_.nx > 2 && grid_.ny > 2 && (setup_.dims == 2 || grid_.nz > 2);
     const field::SubBox inner = overlap_ ? inner_box() : all_.box;
-    std::vector<index_t> shell, specials[2];  // special cells of the inner box, of the shell
-    bool other[2] = {false, false};           // a cell that is not plain fluid, in the inner box, the shell
+    std::vector<index_t> shell, near_solid_cells[2];  // of the inner box, of the shell
+    bool other[2] = {false, false};  // a cell that is not plain fluid, in the inner box, the shell
     for (index_t z = 0; z < grid_.nz; ++z)
       for (index_t y = 0; y < grid_.ny; ++y)
         for (index_t x = 0; x < grid_.nx; ++x) {
@@ -592,26 +593,29 @@ class SolverImpl final : public Solver {
           const std::uint8_t f = flags[static_cast<std::size_t>(n)];
           if (f != fluid) other[edge ? 1 : 0] = true;
           if ((f & kind_mask) == fluid && (f & near_solid))
-            specials[edge ? 1 : 0].push_back(special_entry(n, wrapped_faces(grid_, wrap_axes_, n)));
+            near_solid_cells[edge ? 1 : 0].push_back(
+                near_solid_entry(n, wrapped_faces(grid_, wrap_axes_, n)));
         }
-    // all_: inner specials first, then the shell's (one array; inner_ and shell_ point into it).
-    const std::size_t n_inner = specials[0].size();
-    specials[0].insert(specials[0].end(), specials[1].begin(), specials[1].end());
-    special_list_.from_host(specials[0]);
-    all_.special = special_list_.data();
-    all_.special_size = static_cast<index_t>(specials[0].size());
+    // all_: the inner box's near-solid cells first, then the shell's (one array; inner_ and shell_ point into
+    // it).
+    const std::size_t n_inner = near_solid_cells[0].size();
+    near_solid_cells[0].insert(near_solid_cells[0].end(), near_solid_cells[1].begin(),
+                               near_solid_cells[1].end());
+    near_solid_list_.from_host(near_solid_cells[0]);
+    all_.near_solid = near_solid_list_.data();
+    all_.near_solid_size = static_cast<index_t>(near_solid_cells[0].size());
     all_.all_fluid = !other[0] && !other[1];
     if (!overlap_) return;
     inner_.box = inner;
     inner_.pairs = pairs_fit(inner);
-    inner_.special = special_list_.data();
-    inner_.special_size = static_cast<index_t>(n_inner);
+    inner_.near_solid = near_solid_list_.data();
+    inner_.near_solid_size = static_cast<index_t>(n_inner);
     inner_.all_fluid = !other[0];
     shell_list_.from_host(shell);
     shell_.list = shell_list_.data();
     shell_.list_size = static_cast<index_t>(shell.size());
-    shell_.special = special_list_.data() + n_inner;
-    shell_.special_size = static_cast<index_t>(specials[1].size());
+    shell_.near_solid = near_solid_list_.data() + n_inner;
+    shell_.near_solid_size = static_cast<index_t>(near_solid_cells[1].size());
   }
 
   /// Whether the even step can update box b in cell pairs (CellSet::pairs): b's first x even in the block
@@ -822,7 +826,7 @@ class SolverImpl final : public Solver {
   field::LocalExchanger local_;
   field::Exchanger* exchanger_ = nullptr;
   CellSet all_, inner_, shell_;
-  DeviceArray<index_t> shell_list_, special_list_;
+  DeviceArray<index_t> shell_list_, near_solid_list_;
   bool overlap_ = false;
   DeviceArray<double> u_prev_;
   double wall_u_[max_flag][3] = {};

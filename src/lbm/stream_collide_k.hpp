@@ -27,7 +27,7 @@ enum CellFlag : std::uint8_t {
   moving_wall = 2,    ///< moving solid; codes 2..7 are the moving walls of faces x_min..z_max
   kind_mask = 0x07,   ///< the bits of the kind
   near_solid = 0x80,  ///< set on fluid cells with a solid neighbour along some lattice link: the
-                      ///< special cells, which take the general (not the bulk) update
+                      ///< near-solid cells, which take the general (not the bulk) update
 };
 constexpr int max_flag = 8;
 
@@ -66,10 +66,10 @@ EDDY_HD EDDY_INLINE unsigned wrapped_faces(const field::PaddedGrid& g, unsigned 
   return wrapped_faces_at(g, axes, p[0] - g.g, p[1] - g.g, p[2] - g.gz);
 }
 
-/// An entry of the special-cell list: the padded index, with the cell's wrapped faces in the top byte.
-constexpr int special_shift = 56;
-EDDY_HD EDDY_INLINE index_t special_entry(index_t n, unsigned faces) {
-  return n | (static_cast<index_t>(faces) << special_shift);
+/// An entry of the near-solid list: the padded index, with the cell's wrapped faces in the top byte.
+constexpr int near_solid_shift = 56;
+EDDY_HD EDDY_INLINE index_t near_solid_entry(index_t n, unsigned faces) {
+  return n | (static_cast<index_t>(faces) << near_solid_shift);
 }
 
 /// A cell's links: the padded indices of its neighbours n + s c_i (s = +1 downstream, -1 upstream), in 32
@@ -87,7 +87,7 @@ struct Links {
 
   EDDY_HD EDDY_INLINE Links(index_t cell, unsigned faces, const field::PaddedGrid& g)
       : n(static_cast<std::uint32_t>(cell)) {
-    const index_t period[3] = {g.nx, g.ny * g.sx, g.nz * g.sy};
+    const index_t period[3] = {g.nx, g.ny * g.stride_y, g.nz * g.stride_z};
     EDDY_UNROLL for (int d = 0; d < 3; ++d) {
       const auto p = static_cast<std::uint32_t>(period[d]);
       low[d] = (faces >> (2 * d)) & 1u ? p : 0u;
@@ -131,8 +131,8 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
 /// Population f_i(x, t) of padded cell n at the start of a step of kind Odd: the cell's own slot i
 /// before an even step; before an odd step, the upstream cell's post-collision value (this is the
 /// streaming), with bounce-back from a solid neighbour. The neighbour across one of the cell's wrapped
-/// faces is the image (Links). `near`: the cell is a special one (CellFlag::near_solid; only read where
-/// `Special`), which reads the neighbour's flag, one byte. The bulk (Special = false) streams with an
+/// faces is the image (Links). `near`: the cell is a near-solid one (CellFlag::near_solid; only read where
+/// `NearSolid`), which reads the neighbour's flag, one byte. The bulk (NearSolid = false) streams with an
 /// unconditional load: a fixed offset, corrected by one period on the faces a cell has on axes the block
 /// wraps (address arithmetic only). Cells near a solid run as a kernel of their own: with those cases in
 /// the same code (a run-time branch per link, or per cell, on the neighbours' flags) the odd step ran at
@@ -140,7 +140,7 @@ EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::ui
 /// `Raw`: in the frame of the stored numbers (storage_k.hpp: load_raw; the stream-collide update), else
 /// the population itself. One link, so that the 16-bit odd step in cell pairs (stream_collide_odd_pair)
 /// takes the links it does not read as pairs from the same code as the one-cell update.
-template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
+template <class L, bool Odd, bool NearSolid, bool Raw = false, class T, class R>
 EDDY_HD EDDY_INLINE R load_link(int i, const Links& l, const StreamCollideArgs<T, R>& a,
                                 [[maybe_unused]] bool near) {
   const auto get = [](const T& v) { return Raw ? load_raw<R>(v) : load_pop<R>(v); };
@@ -148,7 +148,7 @@ EDDY_HD EDDY_INLINE R load_link(int i, const Links& l, const StreamCollideArgs<T
     return get(slot(a, i)[l.n]);
   } else {
     const std::uint32_t m = l.neighbour<L>(i, -1, a.grid);
-    const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+    const std::uint8_t fl = NearSolid && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
     if (fl == fluid) return get(slot(a, opposite(i))[m]);
     return get(slot(a, i)[l.n]) + wall_term<L>(a, i, fl) * R(Raw ? population_unit<T>() : 1.0f);
   }
@@ -156,8 +156,8 @@ EDDY_HD EDDY_INLINE R load_link(int i, const Links& l, const StreamCollideArgs<T
 
 /// Post-collision population v = f*_i of padded cell n back into the array: its own slot opp(i) after an
 /// even step; after an odd step slot i of the downstream cell, or bounced back into the cell's own slot
-/// opp(i) where the downstream cell is solid (Special, as in load_link()).
-template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
+/// opp(i) where the downstream cell is solid (NearSolid, as in load_link()).
+template <class L, bool Odd, bool NearSolid, bool Raw = false, class T, class R>
 EDDY_HD EDDY_INLINE void store_link(int i, const Links& l, const StreamCollideArgs<T, R>& a,
                                     [[maybe_unused]] bool near, R v) {
   const auto put = [](R x) { return Raw ? store_raw<T>(x) : store_pop<T>(x); };
@@ -165,7 +165,7 @@ EDDY_HD EDDY_INLINE void store_link(int i, const Links& l, const StreamCollideAr
     slot(a, opposite(i))[l.n] = put(v);
   } else {
     const std::uint32_t m = l.neighbour<L>(i, +1, a.grid);
-    const std::uint8_t fl = Special && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
+    const std::uint8_t fl = NearSolid && near ? std::uint8_t(a.flags[m] & kind_mask) : std::uint8_t(fluid);
     if (fl == fluid)
       slot(a, i)[m] = put(v);
     else
@@ -175,17 +175,17 @@ EDDY_HD EDDY_INLINE void store_link(int i, const Links& l, const StreamCollideAr
 
 /// Populations f_i(x, t) of padded cell n at the start of a step of kind Odd (load_link, every link, all
 /// loads in flight at once).
-template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
+template <class L, bool Odd, bool NearSolid, bool Raw = false, class T, class R>
 EDDY_HD EDDY_INLINE void load(const Links& l, const StreamCollideArgs<T, R>& a, R (&f)[L::q]) {
-  const bool near = Special && (a.flags[l.n] & near_solid);
-  EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = load_link<L, Odd, Special, Raw>(i, l, a, near);
+  const bool near = NearSolid && (a.flags[l.n] & near_solid);
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = load_link<L, Odd, NearSolid, Raw>(i, l, a, near);
 }
 
 /// Post-collision populations of padded cell n back into the array (store_link, every link).
-template <class L, bool Odd, bool Special, bool Raw = false, class T, class R>
+template <class L, bool Odd, bool NearSolid, bool Raw = false, class T, class R>
 EDDY_HD EDDY_INLINE void store(const Links& l, const StreamCollideArgs<T, R>& a, const R (&f)[L::q]) {
-  const bool near = Special && (a.flags[l.n] & near_solid);
-  EDDY_UNROLL for (int i = 0; i < L::q; ++i) store_link<L, Odd, Special, Raw>(i, l, a, near, f[i]);
+  const bool near = NearSolid && (a.flags[l.n] & near_solid);
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) store_link<L, Odd, NearSolid, Raw>(i, l, a, near, f[i]);
 }
 
 /// The collision of one cell's populations f (the frame of the stored numbers of T).
@@ -199,18 +199,18 @@ EDDY_HD EDDY_INLINE void collide_cell(R (&f)[L::q], const StreamCollideArgs<T, R
   collide.template operator()<L>(f, drho, u, R(unit));
 }
 
-/// One cell's update with the kind of step and the special case fixed at compile time, in the frame of the
-/// stored numbers (collide_k.hpp; `collide`'s force must be given in it: scaled by population_unit<T>()).
-/// `write` false: the loads and the collision run and nothing is stored (a bulk kernel's cell that another
-/// kernel updates, known only once its flag is read: solver_impl.hpp, bulk_cell).
-template <class L, bool Odd, bool Special, class T, class R, class Collision>
+/// One cell's update with the kind of step and whether the cell is near a solid fixed at compile time, in the
+/// frame of the stored numbers (collide_k.hpp; `collide`'s force must be given in it: scaled by
+/// population_unit<T>()). `write` false: the loads and the collision run and nothing is stored (a bulk
+/// kernel's cell that another kernel updates, known only once its flag is read: solver_impl.hpp, bulk_cell).
+template <class L, bool Odd, bool NearSolid, class T, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
                                         const Collision& collide, bool write = true) {
   const Links l(n, Odd ? faces : 0u, a.grid);
   R f[L::q];
-  load<L, Odd, Special, true>(l, a, f);
+  load<L, Odd, NearSolid, true>(l, a, f);
   collide_cell<L, T>(f, a, collide);
-  if (write) store<L, Odd, Special, true>(l, a, f);
+  if (write) store<L, Odd, NearSolid, true>(l, a, f);
 }
 
 /// One slot of two adjacent cells in 16-bit storage, read or written as one 4-byte word.
@@ -253,7 +253,7 @@ EDDY_HD EDDY_INLINE void stream_collide_even_pair(index_t n, bool both,
 /// row stride (a multiple of 32 cells: ghost_layout.hpp, row_align), and both cells lie on the same y and
 /// z faces. That is 9 of 19 links of D3Q19 (9 of 27 in D3Q27, 3 of 9 in D2Q9); the others stay two 2-byte
 /// accesses, each through its own cell's Links (cell x = 0 may wrap on the low x face, cell nx - 1 on
-/// the high one). Where the pair is not two fluid cells (a cell near a solid, which the special kernel
+/// the high one). Where the pair is not two fluid cells (a cell near a solid, which the near-solid kernel
 /// updates, or a solid) or `both` is false (cell n is the last of a row of odd length), each fluid cell
 /// of it takes the one-cell update. `all_fluid`: every cell is (CellSet::all_fluid), no flag is read.
 template <class L, class R, class Collision>

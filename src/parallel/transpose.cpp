@@ -17,16 +17,16 @@ std::size_t at(index_t n, std::size_t e) { return static_cast<std::size_t>(n) * 
 
 }  // namespace
 
-MpiSlabExchange::MpiSlabExchange(const Comm& comm, std::unique_ptr<Transport> t)
+MpiTransposeExchange::MpiTransposeExchange(const Comm& comm, std::unique_ptr<Transport> t)
     : comm_(comm), transport_(std::move(t)) {}
 
-void MpiSlabExchange::a_to_b(const field::SlabShape& s, const void* in, index_t in_stride, void* out,
-                             index_t out_stride, int fields) {
+void MpiTransposeExchange::a_to_b(const field::SlabShape& s, const void* in, index_t in_stride, void* out,
+                                  index_t out_stride, int fields) {
   transpose(true, s, in, in_stride, out, out_stride, fields);
 }
 
-void MpiSlabExchange::b_to_a(const field::SlabShape& s, const void* in, index_t in_stride, void* out,
-                             index_t out_stride, int fields) {
+void MpiTransposeExchange::b_to_a(const field::SlabShape& s, const void* in, index_t in_stride, void* out,
+                                  index_t out_stride, int fields) {
   transpose(false, s, in, in_stride, out, out_stride, fields);
 }
 
@@ -42,7 +42,7 @@ void MpiSlabExchange::b_to_a(const field::SlabShape& s, const void* in, index_t 
 // (b_outer apart): one strided copy; a part of it is per outer array and range naq rows of rows * nc
 // elements, nbl * nc apart. Where the b side is direct (one field, one outer array, and the compact
 // layout or every row of the block moved), the messages are the b array's own segments.
-struct MpiSlabExchange::Blocks {
+struct MpiTransposeExchange::Blocks {
   bool to_b;
   int P, r;
   std::size_t e;
@@ -241,8 +241,8 @@ struct MpiSlabExchange::Blocks {
   bool copies_own() const { return direct_b || own_direct; }
 };
 
-void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
-                                void* out, index_t out_stride, int fields) {
+void MpiTransposeExchange::transpose(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
+                                     void* out, index_t out_stride, int fields) {
   if (s.compact && fields > 1) {  // the compact b array is one field's messages: one transpose per field
     for (int f = 0; f < fields; ++f) {
       const std::size_t e = s.elem_bytes;
@@ -255,12 +255,12 @@ void MpiSlabExchange::transpose(bool to_b, const field::SlabShape& s, const void
   finish();
 }
 
-void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
-                            void* out, index_t out_stride, int fields) {
-  if (pending_) throw Error("MpiSlabExchange: a transpose is already in flight");
+void MpiTransposeExchange::start(bool to_b, const field::SlabShape& s, const void* in, index_t in_stride,
+                                 void* out, index_t out_stride, int fields) {
+  if (pending_) throw Error("MpiTransposeExchange: a transpose is already in flight");
   const Blocks k(to_b, s, comm_.size(), comm_.rank(), fields);
   if (s.compact && !k.direct_b)
-    throw Error("MpiSlabExchange: the compact b layout is for one outer array, one field per start()");
+    throw Error("MpiTransposeExchange: the compact b layout is for one outer array, one field per start()");
   const auto* src = static_cast<const char*>(in);
   auto* dst = static_cast<char*>(out);
   backend::PhaseTimer& timer = backend::phase_timer();  // the breakdown (eddy bench); no-ops when off
@@ -329,7 +329,7 @@ void MpiSlabExchange::start(bool to_b, const field::SlabShape& s, const void* in
   timer.to(caller);
 }
 
-void MpiSlabExchange::finish() {
+void MpiTransposeExchange::finish() {
   if (!pending_) return;
   const Pending p = *pending_;
   pending_.reset();
@@ -354,7 +354,7 @@ void MpiSlabExchange::finish() {
   timer.to(caller);
 }
 
-void MpiSlabExchange::sum(double* v, int n) {
+void MpiTransposeExchange::sum(double* v, int n) {
   MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm_.native());
 }
 
@@ -364,8 +364,8 @@ MpiPencilExchange::MpiPencilExchange(const Comm& comm, int p1, const std::string
       // rank = i1 P2 + i2: a row shares i2 (ordered by i1), a column shares i1 (ordered by i2)
       row_comm_(comm, comm.rank() % (comm.size() / p1), comm.rank() / (comm.size() / p1)),
       col_comm_(comm, comm.rank() / (comm.size() / p1), comm.rank() % (comm.size() / p1)),
-      row_(make_slab_exchange(mode, row_comm_.comm())),
-      col_(make_slab_exchange(mode, col_comm_.comm())) {}
+      row_(make_transpose_exchange(mode, row_comm_.comm())),
+      col_(make_transpose_exchange(mode, col_comm_.comm())) {}
 
 void MpiPencilExchange::sum(double* v, int n) {
   MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, world_.native());
@@ -376,13 +376,14 @@ const char* MpiPencilExchange::name() const {
   return name_.c_str();
 }
 
-std::unique_ptr<field::SlabExchange> make_slab_exchange(const std::string& mode, const Comm& comm, int p1) {
+std::unique_ptr<field::TransposeExchange> make_transpose_exchange(const std::string& mode, const Comm& comm,
+                                                                  int p1) {
   if (p1 > 1) return std::make_unique<MpiPencilExchange>(comm, p1, mode);
   if (comm.size() == 1) {
     check_transport(mode);
-    return std::make_unique<field::LocalSlabExchange>();
+    return std::make_unique<field::LocalTransposeExchange>();
   }
-  return std::make_unique<MpiSlabExchange>(comm, make_transport(mode, comm));
+  return std::make_unique<MpiTransposeExchange>(comm, make_transport(mode, comm));
 }
 
 }  // namespace eddy::parallel

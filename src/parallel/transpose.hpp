@@ -20,9 +20,11 @@
 
 namespace eddy::parallel {
 
-class MpiSlabExchange final : public field::SlabExchange {
+/// The transposes among all ranks of `comm`: a slab decomposition, or one row or column of a pencil one
+/// (MpiPencilExchange below).
+class MpiTransposeExchange final : public field::TransposeExchange {
  public:
-  MpiSlabExchange(const Comm& comm, std::unique_ptr<Transport> t);
+  MpiTransposeExchange(const Comm& comm, std::unique_ptr<Transport> t);
   int ranks() const override { return comm_.size(); }
   int rank() const override { return comm_.rank(); }
   void a_to_b(const field::SlabShape& s, const void* in, index_t in_stride, void* out, index_t out_stride,
@@ -63,10 +65,10 @@ class MpiSlabExchange final : public field::SlabExchange {
 };
 
 /// The pencil decomposition's exchange (field/slab.hpp) on a P1 x P2 process grid, P1 = p1 > 1: the row
-/// and column transposes through two slab exchanges over sub-communicators of `comm` (each with its own
+/// and column transposes through two MpiTransposeExchange over sub-communicators of `comm` (each with its own
 /// transport of parallel.comm `mode`: NCCL gets a communicator per row and per column), the reductions
 /// over all of `comm`. Collective.
-class MpiPencilExchange final : public field::SlabExchange {
+class MpiPencilExchange final : public field::TransposeExchange {
  public:
   MpiPencilExchange(const Comm& comm, int p1, const std::string& mode);
   int ranks() const override { return world_.size(); }
@@ -88,19 +90,19 @@ class MpiPencilExchange final : public field::SlabExchange {
   double max(double v) override { return world_.max(v); }
   const char* name() const override;
   int p1() const override { return p1_; }
-  field::SlabExchange* row() override { return row_.get(); }
+  field::TransposeExchange* row() override { return row_.get(); }
 
  private:
   Comm world_;
   int p1_;
   SplitComm row_comm_, col_comm_;  // declared before the exchanges that use them (destroyed after)
-  std::unique_ptr<field::SlabExchange> row_, col_;
+  std::unique_ptr<field::TransposeExchange> row_, col_;
   mutable std::string name_;
 };
 
 /// The exchange for `comm` over the transport of parallel.comm `mode`: slab (p1 = 1; the local one for a
 /// single rank, after the same checks of `mode`) or pencil on a p1 x (ranks / p1) process grid.
-std::unique_ptr<field::SlabExchange> make_slab_exchange(const std::string& mode, const Comm& comm,
-                                                        int p1 = 1);
+std::unique_ptr<field::TransposeExchange> make_transpose_exchange(const std::string& mode, const Comm& comm,
+                                                                  int p1 = 1);
 
 }  // namespace eddy::parallel

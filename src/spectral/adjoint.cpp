@@ -119,7 +119,7 @@ void copy(C* dst, const C* src, index_t n) {
 
 }  // namespace
 
-Adjoint2d::Adjoint2d(const Setup& s, field::SlabExchange& exchange)
+Adjoint2d::Adjoint2d(const Setup& s, field::TransposeExchange& exchange)
     : setup_(s),
       ex_(exchange),
       grid_(Grid::make(s.dims, s.cells, s.length, exchange.ranks(), exchange.rank(), false)),

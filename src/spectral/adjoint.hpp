@@ -8,7 +8,7 @@
 /// gradients are representers under the inner product of adjoint_k.hpp (the physical mean), so
 /// dJ = <grad, d omega_0>. The forward step performs exactly the arithmetic of Solver::step (the same
 /// stage kernels), so trajectories agree bitwise. Like the solver, it knows no MPI: reductions go through
-/// the field::SlabExchange the app gives it.
+/// the field::TransposeExchange the app gives it.
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -45,7 +45,7 @@ class Adjoint2d {
   using Field = backend::DeviceArray<C>;
 
   /// InputError unless 2D, fp64, two_thirds dealiasing. The exchange must outlive the object.
-  Adjoint2d(const Setup& s, field::SlabExchange& exchange);
+  Adjoint2d(const Setup& s, field::TransposeExchange& exchange);
   ~Adjoint2d();
 
   const Grid& grid() const { return grid_; }
@@ -122,7 +122,7 @@ class Adjoint2d {
   double scale() const { return 1.0 / double(grid_.total_points()); }
 
   Setup setup_;
-  field::SlabExchange& ex_;
+  field::TransposeExchange& ex_;
   Grid grid_;
   SlabFft<double> fft_;
   index_t cs_ = 0, rs_ = 0;

@@ -77,7 +77,7 @@ struct Grid {
 
   /// The grid as rank exchange.rank() of a slab (P1 = 1) or pencil (P1 = exchange.p1()) decomposition
   /// sees it (field/slab.hpp: rank = i1 P2 + i2).
-  static Grid make(int dims, const Int3& cells, const Real3& length, const field::SlabExchange& exchange,
+  static Grid make(int dims, const Int3& cells, const Real3& length, const field::TransposeExchange& exchange,
                    bool spherical = false) {
     const int p1 = exchange.p1(), p2 = exchange.ranks() / p1, r = exchange.rank();
     return make(dims, cells, length, p1, r / p2, p2, r % p2, spherical);

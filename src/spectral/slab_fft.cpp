@@ -22,7 +22,7 @@ struct Phases {
 }  // namespace
 
 template <class T>
-SlabFft<T>::SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap)
+SlabFft<T>::SlabFft(const Grid& g, field::TransposeExchange& exchange, bool overlap)
     : g_(g), ex_(exchange), overlap_(overlap) {
   real_stride_ = padded_stride(g.points());
   complex_stride_ = padded_stride(g.modes());
@@ -389,7 +389,7 @@ void SlabFft<T>::distributed(bool fwd, const std::function<void(int)>& real, C* 
     if (compact_.size() < need) compact_.resize(need);
   }
   struct Transpose {
-    field::SlabExchange* ex;
+    field::TransposeExchange* ex;
     field::SlabShape shape;
     C* a;  // the a-slab side, fields a_stride apart
     index_t a_stride;

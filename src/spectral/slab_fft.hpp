@@ -3,7 +3,7 @@
 /// layouts).
 ///
 /// One rank: one full 2D/3D r2c (c2r) transform per field. Slab, P ranks (forward): r2c transforms of the
-/// local x(-y) planes into an a-slab buffer, a global transpose to b-slabs (field::SlabExchange), then
+/// local x(-y) planes into an a-slab buffer, a global transpose to b-slabs (field::TransposeExchange), then
 /// 1D c2c transforms along a (z in 3D, y in 2D), strided and batched over the local (b, c) columns.
 /// Pencil, P1 x P2 ranks (3D, forward): r2c along x of the local x-rows into [z_l][y_l][kx]; a transpose
 /// within the row (exchange.row(): y_l -> all y, kx -> kx_l) into [z_l][y][kx_l], z-planes padded; c2c
@@ -39,7 +39,7 @@
 /// compact b layout [a][moved rows of the rank][c]). Modes::all, and every rank whose whole block of
 /// b-rows is kept: the compact layout is the b-slab one, so the exchange receives into (sends from)
 /// `spec` itself and the c2c along a runs in place there. So it does where the exchange copies straight
-/// between the layouts (SlabExchange::copies_between_layouts: a one-sided transport), into and out of
+/// between the layouts (TransposeExchange::copies_between_layouts: a one-sided transport), into and out of
 /// spec's kept rows. Otherwise, Modes::kept on a rank that moves only part of
 /// its block: the exchange receives into (sends from) a compact buffer, and the c2c along a runs out of
 /// place between it and `spec` (forward: compact -> the kept rows of spec; backward: spec -> compact):
@@ -70,7 +70,7 @@ class SlabFft {
   using C = backend::Complex<T>;
   /// `overlap`: with several fields and ranks, transpose field by field, each transpose in flight while
   /// the next field's transforms run (bitwise the same result as the batched order, overlap = false).
-  SlabFft(const Grid& g, field::SlabExchange& exchange, bool overlap = true);
+  SlabFft(const Grid& g, field::TransposeExchange& exchange, bool overlap = true);
 
   /// Physical fields (`fields` arrays, real_stride() apart) -> spectral fields (complex_stride() apart).
   void forward(const T* phys, C* spec, int fields, Modes modes = Modes::all);
@@ -132,7 +132,7 @@ class SlabFft {
                 const std::function<void(int, int)>& start, const std::function<void(int)>& finish);
 
   Grid g_;
-  field::SlabExchange& ex_;
+  field::TransposeExchange& ex_;
   index_t real_stride_ = 0, complex_stride_ = 0, tmp_stride_ = 0;
   std::optional<backend::FftPlan<T>> whole_r2c_, whole_c2r_;  // 1 rank: the full 2D/3D transforms
   // P ranks (and 1 rank when pruning): the plane transforms; pencil: the x-rows

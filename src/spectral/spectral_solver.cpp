@@ -288,7 +288,7 @@ class SolverImpl final : public Solver {
   using C = Complex<T>;
 
  public:
-  SolverImpl(const Setup& s, field::SlabExchange& ex)
+  SolverImpl(const Setup& s, field::TransposeExchange& ex)
       : setup_(s),
         ex_(ex),
         grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == "phase_shift")),
@@ -631,7 +631,7 @@ class SolverImpl final : public Solver {
   }
 
   Setup setup_;
-  field::SlabExchange& ex_;
+  field::TransposeExchange& ex_;
   Grid grid_;
   SlabFft<T> fft_;
   int comps_;
@@ -718,7 +718,7 @@ double cfl_limit(const std::string& stepper, const std::string& dealiasing) {
   return radius / kmax_dx;
 }
 
-std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchange) {
+std::unique_ptr<Solver> make_solver(const Setup& s, field::TransposeExchange& exchange) {
   if (s.dims != 2 && s.dims != 3)
     throw InputError("domain.cells: the spectral solver needs 2 or 3 dimensions");
   if (s.stepper != "rk3" && s.stepper != "rk4")

@@ -4,10 +4,10 @@
 /// optional hyperviscosity and linear drag, FP64 or FP32 (spectral/navier_stokes_k.hpp has the equations).
 ///
 /// The solver knows nothing of files, MPI or configs: the app gives it a Setup in physical units and a
-/// field::SlabExchange (the transposes and reductions of its slab or pencil decomposition) and reads fields
-/// and diagnostics back through the accessors. Fields it hands out are this rank's block of physical space
-/// (spectral/grid.hpp: x-y planes (slab) or x rows (pencil) in 3D, whole x rows in 2D), x fastest, components
-/// adjacent.
+/// field::TransposeExchange (the transposes and reductions of its slab or pencil decomposition) and reads
+/// fields and diagnostics back through the accessors. Fields it hands out are this rank's block of physical
+/// space (spectral/grid.hpp: x-y planes (slab) or x rows (pencil) in 3D, whole x rows in 2D), x fastest,
+/// components adjacent.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -134,7 +134,7 @@ class Solver {
 };
 
 /// Build the solver for the setup's precision. The exchange must outlive the solver.
-std::unique_ptr<Solver> make_solver(const Setup& s, field::SlabExchange& exchange);
+std::unique_ptr<Solver> make_solver(const Setup& s, field::TransposeExchange& exchange);
 
 /// The fields a stage's backward transforms take (2D 4, 3D 3) and its forward transforms (2D 1, 3D 5).
 constexpr int stage_inputs(int dims) { return dims == 2 ? 4 : 3; }

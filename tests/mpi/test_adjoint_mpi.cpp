@@ -1,7 +1,7 @@
 // The adjoint and `eddy optimize` on several ranks (ctest adjoint_np1, adjoint_np2): the gradient of the
 // final-state loss (field, loss, dJ/dnu) and a whole optimisation (loss history of three Adam iterations)
-// agree with a one-rank computation of the same case on every rank (LocalSlabExchange / MPI_COMM_SELF) to
-// 1e-12 relative (FP64: the transposes only move numbers, the FFTs and sums differ in round-off order).
+// agree with a one-rank computation of the same case on every rank (LocalTransposeExchange / MPI_COMM_SELF)
+// to 1e-12 relative (FP64: the transposes only move numbers, the FFTs and sums differ in round-off order).
 // Run: mpirun -n N ./eddy_mpi_adjoint_tests (main: tests/support/mpi_main.cpp)
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -40,8 +40,8 @@ spectral::Setup setup() {
 TEST(AdjointMpi, GradientAgreesWithOneRank) {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm(MPI_COMM_WORLD);
-  parallel::MpiSlabExchange ex(comm, parallel::make_transport("mpi", comm));
-  field::LocalSlabExchange local;
+  parallel::MpiTransposeExchange ex(comm, parallel::make_transport("mpi", comm));
+  field::LocalTransposeExchange local;
   Adjoint2d many(setup(), ex), one(setup(), local);
   auto fields = [](Adjoint2d& a, Adjoint2d::Field& w0, Adjoint2d::Field& target) {
     w0 = a.field(), target = a.field();

@@ -16,7 +16,7 @@
 //  - the Taylor-Green field sampled on the device (set_taylor_green) gives each rank the state that its part
 //    of the host-built array gives through set_velocity, on slabs and pencils;
 //  - bad decompositions are InputErrors naming the key.
-// Each rank also runs the one-rank reference itself (LocalSlabExchange), so no gathering is needed.
+// Each rank also runs the one-rank reference itself (LocalTransposeExchange), so no gathering is needed.
 // Run: mpirun -n N ./eddy_mpi_spectral_tests
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -92,7 +92,7 @@ template <class E>
 void check_transpose(const std::string& mode, index_t na, index_t nb, index_t nc, int fields,
                      index_t outer = 1, index_t b_pad = 0, index_t a_pad = 0) {
   const parallel::Comm comm = world();
-  parallel::MpiSlabExchange ex(comm, test::make_transport(mode, comm));
+  parallel::MpiTransposeExchange ex(comm, test::make_transport(mode, comm));
   const int P = comm.size(), r = comm.rank();
   const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
   const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
@@ -158,9 +158,9 @@ TEST(SpectralMpi, TransposesPutEveryElementInPlace) {
 /// compact layout (field::SlabShape::compact: [a][this rank's moved rows, range after range][c], one outer
 /// array), the split form (start, finish) then of one field, the others left as they were.
 template <class E>
-void check_row_transpose(field::SlabExchange& ex, const std::string& what, index_t na, index_t nb, index_t nc,
-                         int fields, const std::vector<field::RowRange>& ranges, index_t outer = 1,
-                         index_t b_pad = 0, index_t a_pad = 0, bool compact = false) {
+void check_row_transpose(field::TransposeExchange& ex, const std::string& what, index_t na, index_t nb,
+                         index_t nc, int fields, const std::vector<field::RowRange>& ranges,
+                         index_t outer = 1, index_t b_pad = 0, index_t a_pad = 0, bool compact = false) {
   const int P = ex.ranks(), r = ex.rank();
   const index_t nal = BlockSplit::count(na, P, r), a0 = BlockSplit::start(na, P, r);
   const index_t nbl = BlockSplit::count(nb, P, r), b0 = BlockSplit::start(nb, P, r);
@@ -236,13 +236,13 @@ void check_row_transpose(field::SlabExchange& ex, const std::string& what, index
                                    << " rows moved, pads " << b_pad << ", " << a_pad;
 }
 
-/// Every transport of this build (MpiSlabExchange; transpose_transports) and the one-rank exchange.
-std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> every_exchange() {
-  std::vector<std::pair<std::string, std::unique_ptr<field::SlabExchange>>> exchanges;
+/// Every transport of this build (MpiTransposeExchange; transpose_transports) and the one-rank exchange.
+std::vector<std::pair<std::string, std::unique_ptr<field::TransposeExchange>>> every_exchange() {
+  std::vector<std::pair<std::string, std::unique_ptr<field::TransposeExchange>>> exchanges;
   for (const std::string& mode : test::transpose_transports())
     exchanges.emplace_back(
-        mode, std::make_unique<parallel::MpiSlabExchange>(world(), test::make_transport(mode, world())));
-  exchanges.emplace_back("local", std::make_unique<field::LocalSlabExchange>());
+        mode, std::make_unique<parallel::MpiTransposeExchange>(world(), test::make_transport(mode, world())));
+  exchanges.emplace_back("local", std::make_unique<field::LocalTransposeExchange>());
   return exchanges;
 }
 
@@ -310,9 +310,9 @@ std::vector<int> pencil_rows() {
 void check_distributed_fft(int dims, int grid_rows) {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm = world();
-  const auto exchange = parallel::make_slab_exchange("mpi", comm, grid_rows);
-  field::SlabExchange& ex = *exchange;
-  field::LocalSlabExchange local;
+  const auto exchange = parallel::make_transpose_exchange("mpi", comm, grid_rows);
+  field::TransposeExchange& ex = *exchange;
+  field::LocalTransposeExchange local;
   {
     const Int3 n = dims == 3 ? Int3{12, 10, 9} : Int3{20, 14, 1};
     const Real3 L{1.0, 2.0, 3.0};
@@ -352,7 +352,7 @@ void check_distributed_fft(int dims, int grid_rows) {
 /// the batched result, forward and backward, slab and pencil.
 void check_overlap_exact(int dims, int grid_rows) {
   if (!backend::fft_available()) GTEST_SKIP();
-  const auto exchange = parallel::make_slab_exchange("mpi", world(), grid_rows);
+  const auto exchange = parallel::make_transpose_exchange("mpi", world(), grid_rows);
   const Int3 n = dims == 3 ? Int3{12, 10, 9} : Int3{20, 14, 1};
   const spectral::Grid g = spectral::Grid::make(dims, n, {1.0, 2.0, 3.0}, *exchange);
   spectral::SlabFft<double> overlapped(g, *exchange, true), batched(g, *exchange, false);
@@ -408,9 +408,9 @@ void check_pruned_fft(int dims, int grid_rows, bool spherical, int fields = 1,
   if (!backend::fft_available()) GTEST_SKIP();
   const auto exchange =
       grid_rows == 1 && world().size() > 1
-          ? std::make_unique<parallel::MpiSlabExchange>(world(), test::make_transport(mode, world()))
-          : parallel::make_slab_exchange(mode, world(), grid_rows);
-  field::LocalSlabExchange local;
+          ? std::make_unique<parallel::MpiTransposeExchange>(world(), test::make_transport(mode, world()))
+          : parallel::make_transpose_exchange(mode, world(), grid_rows);
+  field::LocalTransposeExchange local;
   const Int3 n = dims == 3 ? Int3{12, 12, 9} : Int3{20, 14, 1};
   const Real3 L{1.0, 2.0, 3.0};
   const spectral::Grid g = spectral::Grid::make(dims, n, L, *exchange, spherical);
@@ -506,7 +506,7 @@ struct Outcome {
   spectral::Stats stats;
   spectral::Spectrum spectrum;
 };
-Outcome run_case(const spectral::Setup& s, field::SlabExchange& ex, int steps) {
+Outcome run_case(const spectral::Setup& s, field::TransposeExchange& ex, int steps) {
   auto solver = spectral::make_solver(s, ex);
   solver->set_random_spectrum(spectral::RandomSpectrum::make(1.0, s.dims == 3 ? 3.0 : 5.0, 3.0, 5));
   for (int k = 0; k < steps; ++k) solver->step(0.02);
@@ -522,9 +522,9 @@ void check_agreement(int dims, const std::string& stepper, const std::string& de
                      const spectral::Forcing& forcing = {}, int p1 = 1) {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm = world();
-  const auto exchange = parallel::make_slab_exchange("mpi", comm, p1);
-  field::SlabExchange& ex = *exchange;
-  field::LocalSlabExchange local;
+  const auto exchange = parallel::make_transpose_exchange("mpi", comm, p1);
+  field::TransposeExchange& ex = *exchange;
+  field::LocalTransposeExchange local;
   spectral::Setup s;
   s.dims = dims;
   s.cells = dims == 3 ? Int3{20, 18, 14} : Int3{48, 30, 1};  // uneven over 4 ranks: z 4,4,3,3; y 5,5,4,4 ...
@@ -591,7 +591,7 @@ TEST(SpectralMpi, TaylorGreenOnTheDeviceEqualsTheHostArray) {
   std::vector<std::pair<int, int>> layouts{{2, 1}, {3, 1}};  // (dims, P1)
   for (int p1 : pencil_rows()) layouts.emplace_back(3, p1);
   for (const auto& [dims, p1] : layouts) {
-    const auto exchange = parallel::make_slab_exchange("mpi", world(), p1);
+    const auto exchange = parallel::make_transpose_exchange("mpi", world(), p1);
     spectral::Setup s;
     s.dims = dims;
     s.cells = dims == 3 ? Int3{20, 18, 14} : Int3{48, 30, 1};  // uneven splits (check_agreement)

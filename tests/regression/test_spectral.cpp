@@ -68,7 +68,7 @@ TEST(SpectralTaylorVortex2D, ExactDecayFp32) {
 /// exp(-(2 nu k^2 + 4 nu_h k^4 + mu) t): still exact for the integrating factor.
 TEST(SpectralTaylorVortex2D, DragAndHyperviscosityDecayExactly) {
   if (!backend::fft_available()) GTEST_SKIP();
-  field::LocalSlabExchange ex;
+  field::LocalTransposeExchange ex;
   spectral::Setup s;
   s.dims = 2;
   s.cells = {24, 24, 1};
@@ -107,7 +107,7 @@ TEST(SpectralTaylorVortex2D, DragAndHyperviscosityDecayExactly) {
 /// int (|injection| + loss) dt. The integrals by Simpson's rule over the per-step values (error of order
 /// dt^4; the band_limited injection is eps exactly at every stage).
 double budget_residual(spectral::Setup s, double k_p, int steps, double* scale) {
-  field::LocalSlabExchange ex;
+  field::LocalTransposeExchange ex;
   auto solver = spectral::make_solver(s, ex);
   solver->set_random_spectrum(spectral::RandomSpectrum::make(1.0, k_p, 3.0, 11));
   const double T = 0.4, dt = T / steps;

@@ -66,7 +66,7 @@ double rel(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(a)
 // Round-off: each side is a sum of N products of fields that went through a few FFTs (relative error
 // ~ 1e-16 log N each); 1e-12 leaves three orders of magnitude for cancellation in the sums.
 TEST(Adjoint, NonlinearTermDotProduct) {
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   Adjoint2d adj(setup("rk4"), ex);
   const Field w = random_field(adj, 1, 0.3), x = random_field(adj, 2, 0.3), y = random_field(adj, 3, 0.3);
   // N'(w) x = (N(w + x) - N(w - x)) / 2, exact for the quadratic N
@@ -86,7 +86,7 @@ TEST(Adjoint, NonlinearTermDotProduct) {
 }
 
 void step_dot_product(const std::string& stepper) {
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   auto s = setup(stepper);
   s.hyperviscosity = 1e-6;  // every linear coefficient in play
   s.drag = 0.1;
@@ -107,7 +107,7 @@ TEST(Adjoint, Rk3StepDotProduct) { step_dot_product("rk3"); }
 
 /// The stage updates: the step with its nonlinear terms held fixed is linear in (u, n_1..n_S).
 void stage_dot_product(const std::string& stepper) {
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   auto s = setup(stepper);
   s.hyperviscosity = 1e-6;
   s.drag = 0.1;
@@ -142,7 +142,7 @@ TEST(Adjoint, Rk4StepDotProduct) { step_dot_product("rk4"); }
 
 TEST(Adjoint, ForwardStepEqualsSolver) {
   for (const std::string stepper : {"rk3", "rk4"}) {
-    eddy::field::LocalSlabExchange ex;
+    eddy::field::LocalTransposeExchange ex;
     const auto s = setup(stepper);
     Adjoint2d adj(s, ex);
     auto solver = eddy::spectral::make_solver(s, ex);
@@ -180,7 +180,7 @@ double loss(Adjoint2d& adj, const Field& w0, const Field& target, int steps, dou
 // Central differences with a relative step eps = 1e-4: truncation error ~ eps^2 J''' / 6 ~ 1e-8 relative
 // for J of order-one curvature in these units, round-off ~ 1e-16 / eps = 1e-12; 1e-6 is the bound.
 void gradient_check(const std::string& stepper) {
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   auto s = setup(stepper);
   Adjoint2d adj(s, ex);
   const Field w0 = random_field(adj, 8, 0.0), target = random_field(adj, 9, 0.0);
@@ -250,7 +250,7 @@ TEST(Revolve, ReversesEveryStepInOrderWithTheBinomialCount) {
 }
 
 TEST(Revolve, GradientEqualsStoringEverything) {
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   Adjoint2d adj(setup("rk4"), ex);
   const Field w0 = random_field(adj, 21, 0.0), target = random_field(adj, 22, 0.0);
   const int steps = 12;

@@ -181,46 +181,46 @@ EDDY_HD void random_state(index_t k, double (&f)[L::q]) {
 template <class L>
 EDDY_HD void collide_with(int op, const double (&F)[3], double (&g)[L::q], double drho,
                           const double (&u)[3]) {
-  CollisionExtras<double> x;
-  x.tau0 = 1.0 / 1.7, x.les = 18 * 0.17 * 0.17;
-  for (int a = 0; a < 3; ++a) x.force[a] = F[a];
+  CollisionExtras<double> extras;
+  extras.tau0 = 1.0 / 1.7, extras.les = 18 * 0.17 * 0.17;
+  for (int a = 0; a < 3; ++a) extras.force[a] = F[a];
   const double wm = 0.9;
   switch (op) {
     case 0:
-      Bgk<double>{1.7, x}.template operator()<L>(g, drho, u);
+      Bgk<double>{1.7, extras}.template operator()<L>(g, drho, u);
       break;
     case 1:
-      Trt<double>{1.7, wm, x}.template operator()<L>(g, drho, u);
+      Trt<double>{1.7, wm, extras}.template operator()<L>(g, drho, u);
       break;
     case 2:
-      Regularized<double>{1.7, x}.template operator()<L>(g, drho, u);
+      Regularized<double>{1.7, extras}.template operator()<L>(g, drho, u);
       break;
     case 3:
-      Bgk<double, true>{1.7, x}.template operator()<L>(g, drho, u);
+      Bgk<double, true>{1.7, extras}.template operator()<L>(g, drho, u);
       break;
     case 4:
-      Trt<double, true>{1.7, wm, x}.template operator()<L>(g, drho, u);
+      Trt<double, true>{1.7, wm, extras}.template operator()<L>(g, drho, u);
       break;
     case 5:
-      Regularized<double, true>{1.7, x}.template operator()<L>(g, drho, u);
+      Regularized<double, true>{1.7, extras}.template operator()<L>(g, drho, u);
       break;
     case 6:
-      Bgk<double, false, true>{1.7, x}.template operator()<L>(g, drho, u);
+      Bgk<double, false, true>{1.7, extras}.template operator()<L>(g, drho, u);
       break;
     case 7:
-      Trt<double, false, true>{1.7, wm, x}.template operator()<L>(g, drho, u);
+      Trt<double, false, true>{1.7, wm, extras}.template operator()<L>(g, drho, u);
       break;
     case 8:
-      Regularized<double, false, true>{1.7, x}.template operator()<L>(g, drho, u);
+      Regularized<double, false, true>{1.7, extras}.template operator()<L>(g, drho, u);
       break;
     case 9:
-      Bgk<double, true, true>{1.7, x}.template operator()<L>(g, drho, u);
+      Bgk<double, true, true>{1.7, extras}.template operator()<L>(g, drho, u);
       break;
     case 10:
-      Trt<double, true, true>{1.7, wm, x}.template operator()<L>(g, drho, u);
+      Trt<double, true, true>{1.7, wm, extras}.template operator()<L>(g, drho, u);
       break;
     default:
-      Regularized<double, true, true>{1.7, x}.template operator()<L>(g, drho, u);
+      Regularized<double, true, true>{1.7, extras}.template operator()<L>(g, drho, u);
       break;
   }
 }
@@ -277,10 +277,10 @@ double regularized_fixed_point_error() {
         double g[L::q], h[L::q];
         for (int i = 0; i < L::q; ++i) g[i] = h[i] = f[i];
         moments<L>(g, drho, u);
-        CollisionExtras<double> x;
-        x.tau0 = 1.0 / 1.9, x.les = 18 * 0.17 * 0.17;
+        CollisionExtras<double> extras;
+        extras.tau0 = 1.0 / 1.9, extras.les = 18 * 0.17 * 0.17;
         Regularized<double>{1.9}.template operator()<L>(g, drho, u);
-        Regularized<double, true>{1.9, x}.template operator()<L>(h, drho, u);
+        Regularized<double, true>{1.9, extras}.template operator()<L>(h, drho, u);
         double err = 0;
         for (int i = 0; i < L::q; ++i) err = fmax(err, fmax(fabs(g[i] - f[i]), fabs(h[i] - f[i])));
         return err;
@@ -307,10 +307,10 @@ double regularized_stress_error() {
           for (int a = 0; a < L::d; ++a) F[a] = 1e-4 * (hash01(k, 50 + a) - 0.5);
         moments<L>(f, drho, u, F);
         pi_neq<L, true>(f, drho, u, F, before);
-        CollisionExtras<double> x;
-        for (int a = 0; a < 3; ++a) x.force[a] = F[a];
+        CollisionExtras<double> extras;
+        for (int a = 0; a < 3; ++a) extras.force[a] = F[a];
         if (k % 2)
-          Regularized<double, false, true>{omega, x}.template operator()<L>(f, drho, u);
+          Regularized<double, false, true>{omega, extras}.template operator()<L>(f, drho, u);
         else
           Regularized<double>{omega}.template operator()<L>(f, drho, u);
         // The post-collision second moment, sum c c f~ = drho/3 I + A2, against A2 built from the

@@ -246,7 +246,7 @@ TEST(TaylorGreenCells, DeviceSamplingEqualsTheHostPath) {
 // The same for the odd step (stream_collide_odd_pair against the bulk's stream_collide<L, true, false> of
 // each fluid cell): here the block wraps x and y (the links of cell x = 0 and x = nx - 1 across the x
 // faces, of every pair across the y faces, lead to the images), z has ghosts, and a few cells are not
-// plain fluid (near a solid: the bulk leaves them to the special kernel), so that pairs of one fluid cell
+// plain fluid (near a solid: the bulk leaves them to the near-solid kernel), so that pairs of one fluid cell
 // take the one-cell update. Rows of 7 cells (the last cell alone, on the high x face) and of 8 (the last
 // pair has its second cell on that face).
 std::vector<Half> random_populations(std::size_t n) {
@@ -316,17 +316,17 @@ void expect_pairs_are_single_cells(const C& collide, float force, const char* wh
 }
 
 void expect_pairs_are_single_cells(bool odd) {
-  lbm::CollisionExtras<float> x;
-  x.tau0 = 1.0f / 1.7f, x.les = 18.0f * 0.17f * 0.17f;
-  x.force[0] = 1e-4f * lbm::half_population_scale, x.force[1] = -5e-5f * lbm::half_population_scale;
+  lbm::CollisionExtras<float> extras;
+  extras.tau0 = 1.0f / 1.7f, extras.les = 18.0f * 0.17f * 0.17f;
+  extras.force[0] = 1e-4f * lbm::half_population_scale, extras.force[1] = -5e-5f * lbm::half_population_scale;
   const float force = 1e-4f;
   expect_pairs_are_single_cells<lbm::D3Q19>(lbm::Bgk<float>{1.7f}, 0.0f, "D3Q19 BGK", odd);
-  expect_pairs_are_single_cells<lbm::D3Q19>(lbm::Trt<float, true, true>{1.7f, 1.1f, x}, force,
+  expect_pairs_are_single_cells<lbm::D3Q19>(lbm::Trt<float, true, true>{1.7f, 1.1f, extras}, force,
                                             "D3Q19 TRT LES force", odd);
-  expect_pairs_are_single_cells<lbm::D3Q27>(lbm::Regularized<float, true, false>{1.7f, x}, 0.0f,
+  expect_pairs_are_single_cells<lbm::D3Q27>(lbm::Regularized<float, true, false>{1.7f, extras}, 0.0f,
                                             "D3Q27 regularized LES", odd);
-  expect_pairs_are_single_cells<lbm::D2Q9>(lbm::Bgk<float, false, true>{1.7f, x}, force, "D2Q9 BGK force",
-                                           odd);
+  expect_pairs_are_single_cells<lbm::D2Q9>(lbm::Bgk<float, false, true>{1.7f, extras}, force,
+                                           "D2Q9 BGK force", odd);
 }
 
 TEST(HalfStorageSolver, EvenStepInCellPairsIsTheOneCellUpdate) { expect_pairs_are_single_cells(false); }

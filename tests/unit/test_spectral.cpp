@@ -64,7 +64,7 @@ struct Field {
 
 double gradient_error(int dims, const Int3& n, const Real3& length) {
   const Grid g = Grid::make(dims, n, length, 1, 0);
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   SlabFft<double> fft(g, ex);
   const index_t cs = fft.complex_stride(), rs = fft.real_stride();
   const Real3 kf{2 * M_PI / length[0], 2 * M_PI / length[1], 2 * M_PI / length[2]};
@@ -211,7 +211,7 @@ std::vector<double> taylor_green_3d(int n) {
 // dt (recorded anew). On a GPU the graphs must have been recorded; the CPU backend runs every step.
 TEST(Spectral, StepGraphsReplayTheSameSteps) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   for (const std::string stepper : {"rk4", "rk3"}) {
     eddy::spectral::Setup s = setup3d(16);
     s.stepper = stepper;
@@ -241,7 +241,7 @@ TEST(Spectral, StepGraphsReplayTheSameSteps) {
 
 TEST(Spectral, ParsevalDiagnosticsOfTaylorGreen) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   for (eddy::Precision p : {eddy::Precision::fp64, eddy::Precision::fp32}) {
     const double tol = p == eddy::Precision::fp64 ? 1e-14 : 1e-6;
     auto solver = eddy::spectral::make_solver(setup3d(16, p), ex);
@@ -279,7 +279,7 @@ TEST(Spectral, ParsevalDiagnosticsOfTaylorGreen) {
 /// 2D: the vorticity 2 k U sin sin is 4 exponentials of k U/2): |difference| <= 64 eps_T max|state|.
 TEST(Spectral, TaylorGreenOnTheDeviceEqualsTheHostArray) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   for (int dims : {2, 3})
     for (eddy::Precision p : {eddy::Precision::fp64, eddy::Precision::fp32}) {
       eddy::spectral::Setup s = setup3d(16, p);
@@ -330,7 +330,7 @@ TEST(Spectral, SetVelocityProjectsOntoDivergenceFreeFields) {
         u[k + 1] += 2 * std::cos(a) * std::cos(c);
         u[k + 2] += -3 * std::sin(a) * std::sin(c);
       }
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   auto solver = eddy::spectral::make_solver(setup3d(n), ex);
   solver->set_velocity(u);
   std::vector<double> v;
@@ -343,7 +343,7 @@ TEST(Spectral, SetVelocityProjectsOntoDivergenceFreeFields) {
 
 TEST(Spectral, RandomSpectrumIsRealSolenoidalWithItsEnergy) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   for (int dims : {2, 3}) {
     eddy::spectral::Setup s = setup3d(dims == 3 ? 48 : 128);
     s.dims = dims;
@@ -372,7 +372,7 @@ TEST(Spectral, RandomSpectrumIsRealSolenoidalWithItsEnergy) {
 }
 
 TEST(Spectral, SetupErrorsAreInputErrors) {
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   eddy::spectral::Setup s = setup3d(8);
   s.stepper = "euler";
   EXPECT_THROW(eddy::spectral::make_solver(s, ex), eddy::InputError);
@@ -406,7 +406,7 @@ std::vector<double> sample(int dims, int n, F f) {
 /// (FP64 1e-14, FP32 1e-6 relative: the state's precision).
 TEST(Spectral, ShellSpectrumOfKnownModesIsExact) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   for (eddy::Precision p : {eddy::Precision::fp64, eddy::Precision::fp32}) {
     const double tol = p == eddy::Precision::fp64 ? 1e-14 : 1e-6;
     // 3D: |k| = 2, 3, sqrt(2) (shell 1), 5; each term divergence-free on its own.
@@ -455,7 +455,7 @@ TEST(Spectral, LongitudinalDerivativeMomentsAreExact) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
   const int n = 16;
   const double a = 0.3;
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   auto solver = eddy::spectral::make_solver(setup3d(n), ex);
   solver->set_velocity(sample(3, n, [&](double x, double y, double z) {
     return Real3{std::sin(x) * std::cos(y) + 2 * a * std::sin(2 * x) * std::cos(2 * y),
@@ -525,7 +525,7 @@ template <class T>
 double pruned_difference(int dims, const Int3& n, bool spherical) {
   using C = Complex<T>;
   const Grid g = Grid::make(dims, n, {1.0, 2.0, 3.0}, 1, 0, spherical);
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   SlabFft<T> fft(g, ex);
   // Pruned along ky (3D: 2 K_y + 1 of ny rows kept) or kx (2D: K_x + 1 of nx/2 + 1 columns) where at
   // most 80 % of them are kept (slab_fft.cpp: kept_columns): the 2/3 rule's boxes here keep 62-70 %, the
@@ -613,7 +613,7 @@ TEST(Spectral, PrunedTransformsEqualTheFullOnes) {
 /// steps, bit for bit, for every stepper, dealiasing, force and dimension.
 TEST(Spectral, StepsDoNotDependOnWhatRunsBetweenThem) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   for (int dims : {2, 3})
     for (const char* stepper : {"rk3", "rk4"})
       for (const char* dealiasing : {"two_thirds", "phase_shift"})
@@ -676,7 +676,7 @@ TEST(Spectral, StepsDoNotDependOnWhatRunsBetweenThem) {
 TEST(Spectral, TruncatedModesStayExactlyZero) {
   if (!eddy::backend::fft_available()) GTEST_SKIP();
   using C = Complex<float>;
-  eddy::field::LocalSlabExchange ex;
+  eddy::field::LocalTransposeExchange ex;
   for (int dims : {2, 3})
     for (const char* stepper : {"rk3", "rk4"})
       for (const char* dealiasing : {"two_thirds", "phase_shift"})
