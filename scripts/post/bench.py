@@ -13,9 +13,10 @@ a one-rank result of the same config name and precision found among the inputs (
 both have the same grid (speed-up = throughput ratio, efficiency = speed-up / P), weak when the P-rank grid
 is P times the one-rank grid (efficiency = throughput ratio / P); throughput is MLUPS (LBM) or points per
 second (spectral). Run a suite such as configs/bench/scaling/ once on 1 and once on P ranks and pass both
-folders. For spectral results with a `breakdown` the row also names where the step goes and the
-transposes' fraction of the peer bandwidth; results with write bandwidths (`field_write_GBps`,
-`checkpoint_write_GBps`) add them to the ratio column with the writer. The plot (matplotlib, when importable) compares the groups side by
+folders. For results with a `breakdown` the row also names where the step goes (LBM: shell, inner, links
+and the halo phases; spectral: fft, transfer, ...) and the messages' fraction of the peer bandwidth (the
+halos' or the transposes'); results with write bandwidths (`field_write_GBps`, `checkpoint_write_GBps`)
+add them to the ratio column with the writer. The plot (matplotlib, when importable) compares the groups side by
 side: LBM MLUPS and spectral ms/step on separate axes. Standard library only apart from the plot.
 """
 from pathlib import Path
@@ -106,6 +107,9 @@ def row_of(group, result, entry):
         row["best"] = _fmt(result.get("mlups_max"), 1)
         frac = result.get("bandwidth_fraction")
         row["ratio"] = "" if frac is None else f"{100 * frac:.1f}% of copy bw"
+        where = breakdown(result)
+        if where:
+            row["ratio"] += f" ({where})" if row["ratio"] else where
     else:
         grid = result.get("grid")
         row["case"] += f" (spectral {grid})" if grid else ""
@@ -169,14 +173,18 @@ def scaling(result, results):
 
 
 def breakdown(result):
-    """Where a spectral step goes (profiled run): "fft 40% transfer 30% ...; transposes 71% of peer"."""
+    """Where a step goes (profiled run), phases under 0.5 % left out: spectral "fft 40% transfer 30% ...
+    transposes at 71% of peer bw", LBM "shell 5% inner 80% links 3% transfer 12% halos at 40% of peer bw"."""
     b = result.get("breakdown")
     if not isinstance(b, dict) or not b.get("total"):
         return ""
-    parts = [f"{k} {100 * v / b['total']:.0f}%" for k, v in b.items() if k != "total" and v]
-    frac = result.get("transpose_peer_fraction")
+    total = b["total"]
+    parts = [f"{k} {100 * v / total:.0f}%" for k, v in b.items() if k != "total" and 100 * v >= 0.5 * total]
+    frac, what = result.get("transpose_peer_fraction"), "transposes"
+    if frac is None and result.get("halo_bandwidth_gbs") and result.get("peer_bandwidth_gbs"):
+        frac, what = result["halo_bandwidth_gbs"] / result["peer_bandwidth_gbs"], "halos"
     if frac:
-        parts.append(f"transposes at {100 * frac:.0f}% of peer bw")
+        parts.append(f"{what} at {100 * frac:.0f}% of peer bw")
     return " ".join(parts)
 
 

@@ -200,14 +200,16 @@ void write_json(const BenchOptions& opt, const config::RunSpec& spec, const para
 }
 
 /// Where a step's time goes: `steps` more calls of `step` with the phase timer on (a fence at every phase
-/// switch, so they run slower than the timed repeats and are reported apart), slowest rank per phase
-/// (backend/profile.hpp: pointwise = the step's kernels, fft, and the exchanges' pack (with the copy of
-/// a rank's own block), wait (for the other ranks to reach the exchange), transfer = the messages or
-/// one-sided copies, unpack); with the bytes each rank sends off-rank per step and the
+/// switch, so they run slower than the timed repeats and are reported apart), slowest rank per phase,
+/// the solver's `phases` in that order (backend/profile.hpp: the LBM's shell, inner and links, the
+/// spectral step's pointwise kernels and fft, and the exchanges' pack (with the copy of a rank's own
+/// block), wait (for the other ranks to reach the exchange), transfer = the messages or one-sided
+/// copies, unpack; "total" sums every phase); with the bytes each rank sends off-rank per step and the
 /// bandwidth that is over its transfer time, and the peer bandwidth through a transport of the run's
 /// parallel.comm (256 MiB to every other rank; 0 on one rank). One writer for both solvers' "breakdown".
 struct Breakdown {
   std::vector<std::string> items;  ///< "phase": ms/step, ..., "total"
+  double step_ms = 0.0;            ///< wall time of a profiled step, slowest rank: about "total"
   double sent = 0.0;               ///< bytes per rank and step sent to other ranks
   double bandwidth_gbs = 0.0;      ///< sent / transfer time
   double peer_gbs = 0.0;
@@ -220,20 +222,22 @@ struct Breakdown {
 };
 
 Breakdown profile_steps(long steps, const std::function<void()>& step, const std::string& comm_mode,
-                        const parallel::Comm& comm) {
+                        const parallel::Comm& comm, const std::vector<backend::PhaseTimer::Phase>& phases) {
   backend::PhaseTimer& timer = backend::phase_timer();
+  const auto start = std::chrono::steady_clock::now();
   timer.enable(true);
   for (long k = 0; k < steps; ++k) step();
   timer.settle();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   timer.enable(false);
   Breakdown r;
-  double total_ms = 0.0;
-  for (int p = 0; p < backend::PhaseTimer::phases; ++p) {
-    const auto phase = static_cast<backend::PhaseTimer::Phase>(p);
-    const double t = 1e3 * comm.max(timer.seconds(phase)) / double(steps);
-    total_ms += t;
-    r.items.push_back(kv(backend::PhaseTimer::name(phase), t));
-  }
+  r.step_ms = 1e3 * comm.max(wall) / double(steps);
+  double total_ms = 0.0;  // every phase, also one the list leaves out (none runs today)
+  for (int p = 0; p < backend::PhaseTimer::phases; ++p)
+    total_ms += 1e3 * comm.max(timer.seconds(static_cast<backend::PhaseTimer::Phase>(p))) / double(steps);
+  for (const backend::PhaseTimer::Phase phase : phases)
+    r.items.push_back(
+        kv(backend::PhaseTimer::name(phase), 1e3 * comm.max(timer.seconds(phase)) / double(steps)));
   r.items.push_back(kv("total", total_ms));
   r.sent = comm.max(double(timer.sent())) / double(steps);
   const double transfer_s = comm.max(timer.seconds(backend::PhaseTimer::transfer)) / double(steps);
@@ -248,6 +252,7 @@ Breakdown profile_steps(long steps, const std::function<void()>& step, const std
 void log_breakdown(const std::string& name, const char* what, const Breakdown& bd,
                    const parallel::Comm& comm) {
   log::info(cat("bench ", name, ": breakdown (profiled run, ms/step, slowest rank): ", bd.text(),
+                " (profiled step ", bd.step_ms, " ms)",
                 comm.size() > 1 ? cat("; ", what, " send ", bd.sent / 1048576.0, " MiB/step per rank at ",
                                       bd.bandwidth_gbs, " GB/s, peer bandwidth ", bd.peer_gbs, " GB/s (",
                                       bd.peer_gbs > 0 ? 100.0 * bd.bandwidth_gbs / bd.peer_gbs : 0.0, "%)")
@@ -389,8 +394,10 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   const long max_edge = local_cells > 0 ? max_grid_edge(memory_bytes, allocated / padded_cells, dims) : 0;
   const double max_cells = std::pow(double(max_edge), dims);
   const char* shape = dims == 3 ? "cubic" : "square";
-  const Breakdown bd = profile_steps(
-      steps, [&] { solver->step(); }, spec.parallel.comm, comm);
+  using P = backend::PhaseTimer;  // in the step's order; pointwise: anything outside them
+  const Breakdown bd =
+      profile_steps(steps, [&] { solver->step(); }, spec.parallel.comm, comm,
+                    {P::shell, P::pack, P::wait, P::transfer, P::inner, P::unpack, P::links, P::pointwise});
   WriteBandwidth wb;
   {
     std::vector<double> rho, vel;
@@ -434,8 +441,9 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
               kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
               kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
               kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells)),
-              kv("breakdown", json_object(bd.items)), kv("halo_bytes_per_step", bd.sent),
-              kv("halo_bandwidth_gbs", bd.bandwidth_gbs), kv("peer_bandwidth_gbs", bd.peer_gbs)},
+              kv("breakdown", json_object(bd.items)), kv("profiled_ms_per_step", bd.step_ms),
+              kv("halo_bytes_per_step", bd.sent), kv("halo_bandwidth_gbs", bd.bandwidth_gbs),
+              kv("peer_bandwidth_gbs", bd.peer_gbs)},
              wb.items()}));
   return m.median;
 }
@@ -476,8 +484,9 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
   const double ratio = m.median / f.median;
   const int transforms = solver->floor_transforms_per_step(), runs = solver->transforms_per_step();
 
-  const Breakdown bd = profile_steps(
-      steps, [&] { solver->step(dt); }, spec.parallel.comm, comm);
+  using P = backend::PhaseTimer;
+  const Breakdown bd = profile_steps(steps, [&] { solver->step(dt); }, spec.parallel.comm, comm,
+                                     {P::pointwise, P::fft, P::pack, P::transfer, P::unpack, P::wait});
   WriteBandwidth wb;
   {
     std::vector<double> vel;
@@ -521,8 +530,8 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
                     {kv("step_over_fft", ratio), kv("step_over_fft_pruned", m.median / fp.median),
                      kv("million_points_per_s", points * 1e-3 / m.median),
                      kv("bytes_allocated", solver->bytes_allocated()), kv("breakdown", json_object(bd.items)),
-                     kv("transpose_bytes_per_step", bd.sent), kv("transpose_bandwidth_gbs", bd.bandwidth_gbs),
-                     kv("peer_bandwidth_gbs", bd.peer_gbs),
+                     kv("profiled_ms_per_step", bd.step_ms), kv("transpose_bytes_per_step", bd.sent),
+                     kv("transpose_bandwidth_gbs", bd.bandwidth_gbs), kv("peer_bandwidth_gbs", bd.peer_gbs),
                      kv("transpose_peer_fraction", bd.peer_gbs > 0 ? bd.bandwidth_gbs / bd.peer_gbs : 0.0)},
                     wb.items()}));
   return m.median;

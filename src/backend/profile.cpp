@@ -5,7 +5,8 @@
 namespace eddy::backend {
 
 const char* PhaseTimer::name(Phase p) {
-  static const char* names[phases] = {"pointwise", "fft", "pack", "transfer", "unpack", "wait"};
+  static const char* names[phases] = {"pointwise", "fft",   "pack",  "transfer", "unpack",
+                                      "wait",      "shell", "inner", "links"};
   return names[p];
 }
 

@@ -4,8 +4,9 @@
 /// Off by default, and then every call is one branch and nothing else: the normal path gains no
 /// synchronisation. On, each phase switch waits for the device (fence) and charges the time since the
 /// previous switch to the phase that ends, so queued work is counted where it was queued. One timer per
-/// process (phase_timer()): the distributed FFT, the transposes and the transports mark their phases,
-/// and whatever runs outside them (the pointwise kernels of a step) counts as `pointwise`.
+/// process (phase_timer()): the distributed FFT, the transposes, the halo exchange and the LBM step mark
+/// their phases, and whatever runs outside them (the spectral step's pointwise kernels) counts as
+/// `pointwise`.
 #include <chrono>
 #include <cstddef>
 
@@ -14,9 +15,12 @@ namespace eddy::backend {
 class PhaseTimer {
  public:
   /// wait: (profiled runs only) until every rank of an exchange has reached it, before its transfer, so
-  /// that the transfer's time is the data's and not the other ranks' lag.
-  enum Phase { pointwise, fft, pack, transfer, unpack, wait, phases };
-  /// "pointwise", "fft", "pack", "transfer", "unpack", "wait".
+  /// that the transfer's time is the data's and not the other ranks' lag. The LBM step's own phases
+  /// (lbm/solver_impl.hpp, update_step): shell = the cells of the boundary shell, updated before the halo
+  /// messages start; inner = the cells updated while they fly (every cell where the step does not
+  /// overlap: one rank, or a block too thin to split); links = the boundary links after the update.
+  enum Phase { pointwise, fft, pack, transfer, unpack, wait, shell, inner, links, phases };
+  /// "pointwise", "fft", "pack", "transfer", "unpack", "wait", "shell", "inner", "links".
   static const char* name(Phase p);
 
   /// Switch timing on (from phase pointwise, counters zeroed) or off.

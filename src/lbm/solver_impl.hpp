@@ -11,6 +11,7 @@
 
 #include "backend/graph.hpp"
 #include "backend/parallel.hpp"
+#include "backend/profile.hpp"
 #include "core/error.hpp"
 #include "lbm/boundary_k.hpp"
 #include "lbm/collide_k.hpp"
@@ -403,8 +404,15 @@ class SolverImpl final : public Solver {
 
   /// The device work of one step of kind `odd`, the boundary links' velocities at `ramp` of their
   /// final values: launches and the halo exchange only, no host state changes (step() records it).
+  /// Its phases for eddy bench's breakdown (backend/profile.hpp: shell, inner, links; the exchange marks
+  /// pack, wait, transfer and unpack): one branch each while the timer is off, a fence each while it is
+  /// on (step graphs are off then).
   void update_step(bool odd, double ramp) {
+    using backend::PhaseTimer;
+    PhaseTimer& timer = backend::phase_timer();
     const field::Direction dir = odd ? field::Direction::reverse : field::Direction::forward;
+    const PhaseTimer::Phase caller =
+        timer.to(overlap_ && !pattern_.peers.empty() ? PhaseTimer::shell : PhaseTimer::inner);
     if (pattern_.peers.empty()) {
       update(odd, all_);
     } else if (!overlap_) {
@@ -413,12 +421,16 @@ class SolverImpl final : public Solver {
     } else {
       update(odd, shell_);
       exchanger_->start(pop(), sizeof(T), pattern_, dir);
+      timer.to(PhaseTimer::inner);
       update(odd, inner_);
       exchanger_->finish();
     }
-    if (n_links_ > 0)
+    if (n_links_ > 0) {
+      timer.to(PhaseTimer::links);
       launch_boundary_links<L>(args(), odd, links_.data(), n_links_, ramp, link_value_.data(),
                                link_force_.data());
+    }
+    timer.to(caller);
   }
 
   /// One step. After an even step the ghosts receive the populations their images will send inwards;

@@ -91,14 +91,17 @@ expect 0 "step / FFT floor.*step / pruned" -- bench "$src/configs/bench/spectral
   --set "domain.cells=[16,16,16]" --steps 3 --repeat 2 --json bench.json
 if grep -q '"fft_ms_per_step_median"' bench.json && grep -q '"transforms_per_step": 36' bench.json &&
   grep -q '"fft_pruned_ms_per_step_median"' bench.json && grep -q '"checkpoint_write_GBps"' bench.json &&
-  grep -q '"field_write_GBps"' bench.json; then
+  grep -q '"field_write_GBps"' bench.json &&
+  python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))["breakdown"]
+assert list(b) == ["pointwise", "fft", "pack", "transfer", "unpack", "wait", "total"], b' bench.json; then
   passes=$((passes + 1))
 else
   echo "FAIL: bench.json lacks the FFT floor: $(cat bench.json)"
   fails=$((fails + 1))
 fi
 # eddy bench on an LBM config: valid JSON that says how to reproduce it (commit, config, --set overrides)
-# and the memory figures (bytes allocated per cell, the largest cubic grid one device holds).
+# and the memory figures (bytes allocated per cell, the largest cubic grid one device holds), and the
+# LBM step's phases in its breakdown (one rank: every cell in `inner`, no halo time).
 expect 0 "B/cell allocated" -- bench "$src/configs/bench/lbm_d3q19_256.yaml" --set "domain.cells=[12,12,12]" \
   --set numerics.collision=bgk --steps 2 --repeat 2 --json bench_lbm.json
 if python3 - bench_lbm.json <<'PY'
@@ -112,6 +115,11 @@ assert j["max_cubic_cells"] == j["max_cubic_edge"] ** 3 and j["mlups_median"] > 
 assert j["writer"] in ("collective", "gather", "per_rank"), j
 assert j["field_write_bytes"] == 12 ** 3 * 3 * 8 + 3 * 12 * 8 and j["field_write_GBps"] > 0, j
 assert j["checkpoint_write_bytes"] == 12 ** 3 * 19 * 4 and j["checkpoint_write_GBps"] > 0, j
+b = j["breakdown"]
+assert list(b) == ["shell", "pack", "wait", "transfer", "inner", "unpack", "links", "pointwise", "total"], b
+parts = sum(v for k, v in b.items() if k != "total")
+assert b["inner"] > 0 and b["shell"] == b["transfer"] == 0 and abs(parts - b["total"]) <= 1e-4 * b["total"], b
+assert 0 < b["total"] <= j["profiled_ms_per_step"] * 1.001, j
 PY
 then
   passes=$((passes + 1))

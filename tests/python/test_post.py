@@ -414,7 +414,7 @@ def test_bench_single_file_and_bad_input(tmp_path):
 def test_bench_scaling_against_the_one_rank_results(tmp_path):
     """A suite run once on 1 and once on 2 ranks: strong scaling where the grid is the same (speed-up =
     throughput ratio, efficiency = speed-up / P), weak where the 2-rank grid is twice the 1-rank grid; no
-    baseline, no scaling; the spectral breakdown is named in the ratio column."""
+    baseline, no scaling; the spectral and the LBM breakdowns are named in the ratio column."""
     one, two = tmp_path / "1gpu", tmp_path / "2gpu"
     write_json(one / "spectral.json", dict(bench_spectral("bench_spectral_3d_1024", 300.0, 280.0), points=2**30))
     write_json(one / "lbm.json", bench_lbm("bench_d3q19_608", 22000.0, 0.8))
@@ -423,7 +423,10 @@ def test_bench_scaling_against_the_one_rank_results(tmp_path):
                          "total": 200.0}, transpose_peer_fraction=0.71)
     write_json(two / "spectral.json", s2)
     write_json(two / "weak.json", bench_lbm("bench_d3q19_608", 42900.0, 0.8, ranks=2, cells=2 * 16777216))
-    write_json(two / "strong.json", bench_lbm("bench_d3q19_608", 40700.0, 0.8, ranks=2))
+    write_json(two / "strong.json", bench_lbm(
+        "bench_d3q19_608", 40700.0, 0.8, ranks=2, halo_bandwidth_gbs=10.0, peer_bandwidth_gbs=25.0,
+        breakdown={"shell": 0.5, "pack": 0.1, "wait": 0.0, "transfer": 1.0, "inner": 8.0, "unpack": 0.1,
+                   "links": 0.3, "pointwise": 0.001, "total": 10.001}))
     write_json(two / "alone.json", bench_lbm("bench_other", 40700.0, 0.8, ranks=2))
     rows = table_rows(post("bench", one, two).stdout)
     by = {(x["group"], x["case"].split(" ")[0], x["figure"]): x for x in rows}
@@ -433,5 +436,7 @@ def test_bench_scaling_against_the_one_rank_results(tmp_path):
     assert "transposes at 71% of peer bw" in ratio and " pack " not in ratio  # zero phases left out
     assert by[("2gpu", "bench_d3q19_608", "42,900.0 MLUPS")]["scaling"] == "weak 97.5%"
     assert by[("2gpu", "bench_d3q19_608", "40,700.0 MLUPS")]["scaling"] == "strong 1.85x (92.5%)"
+    assert by[("2gpu", "bench_d3q19_608", "40,700.0 MLUPS")]["ratio"] == (
+        "80.0% of copy bw (shell 5% pack 1% transfer 10% inner 80% unpack 1% links 3% halos at 40% of peer bw)")
     assert by[("2gpu", "bench_other", "40,700.0 MLUPS")]["scaling"] == ""
     assert by[("1gpu", "bench_d3q19_608", "22,000.0 MLUPS")]["scaling"] == ""
