@@ -18,6 +18,10 @@ fail() {
 }
 same_fields() {
   local ra=$1 rb=$2 step=$3 tol=$4 a b ds
+  command -v h5diff >/dev/null || {
+    fail "h5diff is not installed (hdf5-tools): cannot compare $ra and $rb"
+    return
+  }
   a=$(ls "$ra"/fields/*_"$(printf %08d "$step")".h5 2>/dev/null) b=$(ls "$rb"/fields/*_"$(printf %08d "$step")".h5 2>/dev/null)
   shift 4
   for ds in "$@"; do
