@@ -1,4 +1,4 @@
-// `eddy optimize`: the optimal perturbation of the 2D spectral solver by its discrete adjoint (issue 8).
+// `eddy optimize`: the optimal perturbation of the 2D spectral solver by its discrete adjoint.
 //
 // The base state omega_0 is the configured random spectrum after optimize.spinup_steps steps; the reference
 // final state w_T^ref is omega_0 after optimize.horizon_steps = T more. The control is a perturbation d of

@@ -40,7 +40,7 @@ fi
 expect 2 "eddy optimize differentiates the 2D spectral solver" -- optimize "$cfg"
 expect 2 "optimize.norm_ratio" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set optimize.norm_ratio=0
 expect 2 "numerics.precision" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set numerics.precision=fp32
-# Geometry and open boundaries (issue 13): an obstacle outside the domain, an unknown body key, an inlet
+# Geometry and open boundaries: an obstacle outside the domain, an unknown body key, an inlet
 # opposite a periodic face, an inlet without its velocity, coefficients without a length.
 cyl=$src/configs/cylinder2d_re20.yaml
 expect 2 "geometry.bodies\[0\].*outside the domain" -- run "$cyl" --out outside \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checkpoint/restart and failure behaviour (issue: checkpoint/restart), every check against an
+# Checkpoint/restart and failure behaviour, every check against an
 # uninterrupted run with h5diff and no tolerance:
 #   1. N steps straight == N/2 steps + --restart auto (1 rank), and == N/2 on 2 ranks + restart on 4;
 #      the same for a cylinder in an inflow, with its coefficient samples and end-of-run statistics, and

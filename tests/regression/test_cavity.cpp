@@ -56,7 +56,7 @@ TEST(CavityGhia, Re100At128) { check(100, 0.011); }
 TEST(CavityGhia, Re400At128) { check(400, 0.008); }
 TEST(CavityGhia, Re1000At128) { check(1000, 0.020); }
 
-// 16-bit population storage (issue 12): the Re 1000 centreline deviation from Ghia stays within 1.5x of
+// 16-bit population storage: the Re 1000 centreline deviation from Ghia stays within 1.5x of
 // FP32's at the same resolution. 64^2 keeps the pair of runs cheap on a CI machine; the deviation there
 // (about 0.018 U) is mostly discretisation, which both runs share, so the ratio isolates what the storage
 // adds. With 16-bit storage the residual levels off at the storage's rounding floor (about 1e-3 per L/U

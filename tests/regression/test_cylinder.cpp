@@ -3,7 +3,7 @@
 // 5.5795 and pressure difference 0.11752 Pa (John & Matthies 2001, the values of the 1996 paper's best
 // solutions), and the drag error falling from D = 10 to D = 20 cells.
 //
-// Tolerances: the acceptance bounds, 2 % on the drag and 3 % on the pressure difference at a
+// Tolerances: the acceptance bounds, 2 % on the drag and 3 % on the pressure difference at a
 // resolution CI can afford (D = 20 cells, 36,080 cells, 12,800 steps); cases/cylinder/README.md has the
 // measured table that shows where eddy lies inside them. The drag is the mean over the second half of
 // the run (t = 4 to 8 s): the channel's slowest acoustic mode, excited by the start and hardly damped,

@@ -1,7 +1,7 @@
 // The pseudo-spectral solver against physics:
 //  - 2D Taylor vortex (exact): its advection term vanishes and the integrating factor integrates the
 //    viscous decay exactly, so the only error left is round-off: 1e-10 relative at t = 1 in FP64 (the
-//    issue's bound; measured about 1e-15), with both steppers, and with drag and hyperviscosity
+//    acceptance bound; measured about 1e-15), with both steppers, and with drag and hyperviscosity
 //    (their decay rates are exact too); FP32 to 1e-5 (measured about 1e-7).
 //  - The energy budget E(T) - E(0) = int_0^T (injection - eps) dt of decaying 2D turbulence, and of forced
 //    2D (Kolmogorov) and 3D (band_limited) turbulence: the 2/3-dealiased nonlinear term conserves energy

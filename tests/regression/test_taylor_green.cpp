@@ -80,7 +80,7 @@ double half_storage_bound(int n) {
   return std::sqrt(steps) * sigma / u_rms;
 }
 
-// 16-bit population storage (issue 12) against the exact decay: its error is FP32's plus at most the
+// 16-bit population storage against the exact decay: its error is FP32's plus at most the
 // storage bound above (64^2: about 5e-3 beside FP32's 1e-3; 128^2: 1.1e-2 beside 2.6e-4). Storing f
 // instead of the shifted f~ would not hold it (f_0 = 4/9 alone rounds with sigma 1.3e-4, 17x the 64^2 sigma),
 // nor would a biased rounding (truncation adds 2^-12 |f~| every step, coherently).

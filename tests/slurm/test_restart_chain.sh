@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A restart chain under a real Slurm (issue 7): a 2-task cavity job with a 1-minute time limit and
+# A restart chain under a real Slurm: a 2-task cavity job with a 1-minute time limit and
 # --signal-margin 10 gets SIGUSR1 before its limit, eddy checkpoints and exits 75, the job resubmits
 # itself with --restart auto, and so on until run.steps; the final fields must be bitwise identical
 # (h5diff, no tolerance) to an uninterrupted run, diagnostics.csv must have one row per step, and a

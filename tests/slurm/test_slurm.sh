@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# eddy under a real Slurm on this machine (issue 7): a private single-host Slurm is started
+# eddy under a real Slurm on this machine: a private single-host Slurm is started
 # (scripts/slurm/local), then
 #   1. the 2D cavity (32^2, Re 100, to steady state) goes in as a 2-task job through scripts/submit:
 #      the job completes, the output is valid (2 ranks, field shapes, Ghia deviations within 0.01 U) and

@@ -178,7 +178,7 @@ double loss(Adjoint2d& adj, const Field& w0, const Field& target, int steps, dou
 }
 
 // Central differences with a relative step eps = 1e-4: truncation error ~ eps^2 J''' / 6 ~ 1e-8 relative
-// for J of order-one curvature in these units, round-off ~ 1e-16 / eps = 1e-12; 1e-6 is the bound.
+// for J of order-one curvature in these units, round-off ~ 1e-16 / eps = 1e-12; 1e-6 is the acceptance bound.
 void gradient_check(const std::string& stepper) {
   eddy::field::LocalTransposeExchange ex;
   auto s = setup(stepper);

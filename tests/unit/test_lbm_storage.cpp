@@ -333,7 +333,7 @@ TEST(HalfStorageSolver, EvenStepInCellPairsIsTheOneCellUpdate) { expect_pairs_ar
 
 TEST(HalfStorageSolver, OddStepInCellPairsIsTheOneCellUpdate) { expect_pairs_are_single_cells(true); }
 
-// Issue 12: D3Q19 with 16-bit storage holds at most 55 bytes per cell: populations 38, flag 1, plus the
+// D3Q19 with 16-bit storage holds at most 55 bytes per cell: populations 38, flag 1, plus the
 // ghost layer and the rows' padding (to 32 cells), which a grid of 254 x 62 x 62 cells already amortises
 // as a large one does (padded 256 x 64 x 64: 7.3% more cells), and the exchange buffers.
 TEST(HalfStorageSolver, D3Q19HoldsAtMost55BytesPerCell) {
