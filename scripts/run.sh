@@ -3,7 +3,7 @@
 # else CPU) and run a case:  scripts/run.sh [CONFIG.yaml] [eddy run options...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-config=${1:-$root/configs/cavity2d.yaml}
+config=${1:-$root/cases/lid_driven_cavity/cavity2d.yaml}
 shift || true
 "$root/scripts/install-deps.sh"
 build=$("$root/scripts/build.sh" auto | tail -n 1)

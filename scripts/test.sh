@@ -20,9 +20,11 @@ if command -v clang++-14 >/dev/null 2>&1; then
   cmake -S "$root/tests/fuzz" -B "$root/build/ci-fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
   cmake --build "$root/build/ci-fuzz"
   corpus=$(mktemp -d)
+  seeds=$(mktemp -d)
+  cp "$root"/cases/*/*.yaml "$seeds"/
   "$root/build/ci-fuzz/fuzz_config" -seed=1 -runs="${EDDY_FUZZ_RUNS:-150000}" -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$root/build/ci-fuzz/" "$corpus" "$root/configs" "$root/configs/bench" "$root/tests/fuzz/regressions" 2>&1 | tail -3
-  rm -rf "$corpus"
+    -artifact_prefix="$root/build/ci-fuzz/" "$corpus" "$seeds" "$root/configs/bench" "$root/tests/fuzz/regressions" 2>&1 | tail -3
+  rm -rf "$corpus" "$seeds"
 fi
 
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -14,7 +14,7 @@ field() {  # field LOG WHAT: "rank0 / median / max" of a run.log spread line
   sed -n "s/^$2: rank 0 \([0-9.e+-]*\) [a-zA-Z]*, median \([0-9.e+-]*\) [a-zA-Z]*, max \([0-9.e+-]*\) .*/\1 \/ \2 \/ \3/p" "$1"
 }
 for solver in lbm spectral; do
-  if [ "$solver" = lbm ]; then cfg=$src/configs/cavity3d.yaml; else cfg=$src/configs/tgv3d_spectral.yaml; fi
+  if [ "$solver" = lbm ]; then cfg=$src/cases/lid_driven_cavity/cavity3d.yaml; else cfg=$src/cases/taylor_green/tgv3d_spectral.yaml; fi
   echo
   echo "$solver, $(basename "$cfg"), ${block}^3 per rank:"
   echo

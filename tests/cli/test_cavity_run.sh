@@ -6,7 +6,7 @@ eddy=$1 src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-"$eddy" run "$src/configs/cavity2d.yaml" --set "domain.cells=[32,32]" --set physics.reynolds=100 \
+"$eddy" run "$src/cases/lid_driven_cavity/cavity2d.yaml" --set "domain.cells=[32,32]" --set physics.reynolds=100 \
   --set run.end_time=2.0 --set output.fields.every=1t --out run1 >stdout.txt 2>&1
 code=$?
 [ $code = 0 ] || { echo "FAIL: eddy run exited $code"; cat stdout.txt; exit 1; }

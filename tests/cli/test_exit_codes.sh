@@ -17,7 +17,7 @@ expect() {  # expect CODE PATTERN -- args...
     passes=$((passes + 1))
   fi
 }
-cfg=$src/configs/cavity2d.yaml
+cfg=$src/cases/lid_driven_cavity/cavity2d.yaml
 expect 2 "no command" --
 expect 2 "unknown command 'fly'" -- fly
 expect 2 "no CONFIG" -- run
@@ -38,11 +38,11 @@ if "$eddy" info 2>&1 | grep -q "^backend: *CPU"; then
   [ -e peer ] && { echo "FAIL: parallel.comm peer on the CPU backend left a directory"; fails=$((fails + 1)); }
 fi
 expect 2 "eddy optimize differentiates the 2D spectral solver" -- optimize "$cfg"
-expect 2 "optimize.norm_ratio" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set optimize.norm_ratio=0
-expect 2 "numerics.precision" -- optimize "$src/configs/optimal_perturbation2d.yaml" --set numerics.precision=fp32
+expect 2 "optimize.norm_ratio" -- optimize "$src/cases/optimal_perturbation/optimal_perturbation2d.yaml" --set optimize.norm_ratio=0
+expect 2 "numerics.precision" -- optimize "$src/cases/optimal_perturbation/optimal_perturbation2d.yaml" --set numerics.precision=fp32
 # Geometry and open boundaries: an obstacle outside the domain, an unknown body key, an inlet
 # opposite a periodic face, an inlet without its velocity, coefficients without a length.
-cyl=$src/configs/cylinder2d_re20.yaml
+cyl=$src/cases/cylinder/cylinder2d_re20.yaml
 expect 2 "geometry.bodies\[0\].*outside the domain" -- run "$cyl" --out outside \
   --set "geometry.bodies=[{type: cylinder, center: [2.19, 0.2], radius: 0.05}]"
 [ -e outside ] && { echo "FAIL: an obstacle outside the domain left a directory"; fails=$((fails + 1)); }
@@ -55,9 +55,9 @@ expect 2 "boundaries.x_min.velocity.*velocity_inlet needs" -- validate "$cyl" --
 expect 2 "geometry.reference_length" -- validate "$cyl" --set geometry.reference_length=0
 expect 2 "geometry.wall.*bouzidi, halfway" -- validate "$cyl" --set geometry.wall=ginzburg
 # Bodies from files: a surface that is not closed, a missing file, a mask of the wrong shape.
-sph=$src/configs/sphere3d_re100.yaml
+sph=$src/cases/sphere/sphere3d_re100.yaml
 expect 2 "geometry.bodies\[0\].*open_box.stl.*not watertight: 4 open edges" -- run "$sph" --out open \
-  --set "geometry.bodies=[{type: stl, file: ../tests/data/open_box.stl, scale: 0.1, translate: [0.3, 0.3, 0.3]}]"
+  --set "geometry.bodies=[{type: stl, file: ../../tests/data/open_box.stl, scale: 0.1, translate: [0.3, 0.3, 0.3]}]"
 expect 2 "geometry.bodies\[0\].*no_such.stl" -- run "$sph" --out missing \
   --set "geometry.bodies=[{type: stl, file: no_such.stl, translate: [0.3, 0.3, 0.3]}]"
 expect 2 "geometry.bodies\[0\].file.*a stl needs file" -- validate "$sph" \
@@ -78,7 +78,7 @@ expect 2 "typo.yaml:4:3.*did you mean 'length'" -- run typo.yaml
 printf 'solver: lbm\n  bad: [\n' >broken.yaml
 expect 2 "broken.yaml" -- run broken.yaml
 # Spectral forcing: bad keys, and a band without initial energy, are exit 2 before anything is written.
-kol=$src/configs/kolmogorov2d_spectral.yaml hit=$src/configs/hit3d_spectral.yaml
+kol=$src/cases/kolmogorov_2d/kolmogorov2d_spectral.yaml hit=$src/cases/hit3d/hit3d_spectral.yaml
 expect 2 "physics.forcing.wavenumber.*whole multiple" -- validate "$kol" --set physics.forcing.wavenumber=4.5
 expect 2 "physics.forcing.type.*band_limited" -- validate "$kol" --set physics.forcing.type=random
 expect 2 "physics.forcing.band.*no energy in the band" -- run "$hit" --set "domain.cells=[16,16,16]" \

@@ -12,7 +12,7 @@
 eddy=$1 src=$2
 source "$src/tests/support/checks.sh"
 py=/usr/bin/python3
-cfg=$src/configs/cavity3d.yaml
+cfg=$src/cases/lid_driven_cavity/cavity3d.yaml
 run() {  # run NAME NP [--set ...]
   local name=$1 np=$2
   shift 2

@@ -17,7 +17,7 @@ export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 fails=0 passes=0
 ok() { passes=$((passes + 1)); }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-cfg=$src/configs/cavity2d.yaml
+cfg=$src/cases/lid_driven_cavity/cavity2d.yaml
 base=(--set "domain.cells=[48,40]" --set "domain.length=[1.2,1.0]" --set physics.reynolds=100 --set run.end_time=0
       --set run.steady.tolerance=0 --set output.fields.every=0 --set output.diagnostics.every=100
       --set validation.reference=none --quiet)
@@ -60,11 +60,11 @@ code=$?
 #     half of the whole run) the same after N/2 on 2 ranks + restart on 3 as straight
 cyl=(--set "domain.cells=[220,41]" --set run.end_time=0 --set run.steady.tolerance=0 --set output.fields.every=0
      --set output.diagnostics.every=100 --quiet)
-"$eddy" run "$src/configs/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=$N --out cyl_straight ||
+"$eddy" run "$src/cases/cylinder/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=$N --out cyl_straight ||
   bad "straight cylinder run failed"
-mpirun -n 2 "$eddy" run "$src/configs/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=601 \
+mpirun -n 2 "$eddy" run "$src/cases/cylinder/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=601 \
   --set output.checkpoint.every=601 --out cyl_split
-mpirun -n 3 "$eddy" run "$src/configs/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=$N --out cyl_split --restart auto
+mpirun -n 3 "$eddy" run "$src/cases/cylinder/cylinder2d_re20.yaml" "${cyl[@]}" --set run.steps=$N --out cyl_split --restart auto
 s=$(printf %08d $N)
 for d in velocity density; do
   h5diff "cyl_straight/fields/cylinder2d_re20_$s.h5" "cyl_split/fields/cylinder2d_re20_$s.h5" $d >/dev/null && ok ||
@@ -81,10 +81,10 @@ tg=(--set "domain.cells=[16,16,16]" --set run.end_time=0 --set output.fields.eve
 for solver in spectral lbm; do
   t=(--set run.steps=100)
   [ $solver = spectral ] && t+=(--set numerics.dt=0.01)
-  "$eddy" run "$src/configs/tgv3d_$solver.yaml" "${tg[@]}" "${t[@]}" --out tg_$solver >/dev/null
-  "$eddy" run "$src/configs/tgv3d_$solver.yaml" "${tg[@]}" "${t[@]}" --set run.steps=50 --set output.checkpoint.every=50 \
+  "$eddy" run "$src/cases/taylor_green/tgv3d_$solver.yaml" "${tg[@]}" "${t[@]}" --out tg_$solver >/dev/null
+  "$eddy" run "$src/cases/taylor_green/tgv3d_$solver.yaml" "${tg[@]}" "${t[@]}" --set run.steps=50 --set output.checkpoint.every=50 \
     --out tg_${solver}_split >/dev/null
-  "$eddy" run "$src/configs/tgv3d_$solver.yaml" "${tg[@]}" "${t[@]}" --out tg_${solver}_split --restart auto >/dev/null
+  "$eddy" run "$src/cases/taylor_green/tgv3d_$solver.yaml" "${tg[@]}" "${t[@]}" --out tg_${solver}_split --restart auto >/dev/null
   cmp -s <(cut -d, -f1-6 tg_$solver/diagnostics.csv) <(cut -d, -f1-6 tg_${solver}_split/diagnostics.csv) && ok ||
     bad "$solver TGV: diagnostics.csv (step..minus_dEdt) differs after the restart"
 done

@@ -78,7 +78,7 @@ TEST(AdjointMpi, OptimizeAgreesWithOneRank) {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm(MPI_COMM_WORLD), self(MPI_COMM_SELF);
   const config::RunSpec spec =
-      config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/optimal_perturbation2d.yaml",
+      config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/optimal_perturbation/optimal_perturbation2d.yaml",
                         {"domain.cells=[32,30]", "optimize.spinup_steps=20", "optimize.horizon_steps=10",
                          "optimize.iterations=3", "optimize.compare_storage=false"});
   app::RunOptions opt;

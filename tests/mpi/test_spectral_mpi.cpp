@@ -615,7 +615,7 @@ TEST(SpectralMpi, TaylorGreenOnTheDeviceEqualsTheHostArray) {
 TEST(SpectralMpi, AppTaylorVortex) {
   if (!backend::fft_available()) GTEST_SKIP();
   const config::RunSpec spec = config::load_file(
-      std::string(EDDY_SOURCE_DIR) + "/configs/tgv2d_spectral.yaml", {"output.fields.every=0"});
+      std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv2d_spectral.yaml", {"output.fields.every=0"});
   const parallel::Comm comm = world();
   const std::string dir = "spectral_mpi_np" + std::to_string(comm.size());
   app::RunOptions opt;
@@ -635,7 +635,7 @@ TEST(SpectralMpi, CheckpointRestartsOnAnotherRankCount) {
   const std::string dir = "spectral_mpi_ckpt_np" + std::to_string(comm.size());
   auto spec = [](const std::string& end) {
     return config::load_file(
-        std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml",
+        std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv3d_spectral.yaml",
         {"domain.cells=[16,14,12]", "numerics.dt=0.05", "run.end_time=" + end, "output.checkpoint.every=10",
          "output.diagnostics.every=0", "output.fields.every=0", "output.fields.at_end=false",
          "validation.reference=none"});
@@ -674,7 +674,7 @@ double max_relative(const std::vector<double>& a, const std::vector<double>& b) 
   return a.size() == b.size() ? d / m : 1.0;
 }
 
-/// Taylor-Green 3D through the app (configs/tgv3d_spectral.yaml, FP64, 16 x 14 x 12, 20 RK4 steps) on P
+/// Taylor-Green 3D through the app (cases/taylor_green/tgv3d_spectral.yaml, FP64, 16 x 14 x 12, 20 RK4 steps) on P
 /// slabs agrees with the one-rank run to 1e-12 (round-off of transforms done in another order), with the
 /// 2/3 rule (the pruned transposes move the kept ky rows only, 9 of 14: on 4 ranks of 4, 4, 3, 3 rows
 /// one rank keeps all, two one row, one all) and with the config's phase-shift sphere (13 of 14 kept:
@@ -689,7 +689,7 @@ TEST(SpectralMpi, AppTaylorGreenOnSlabsAgreesWithOneRank) {
                                   "run.end_time=1.0",           "numerics.dealiasing=" + dealiasing,
                                   "output.diagnostics.every=0", "output.fields.every=0",
                                   "output.fields.at_end=false", "validation.reference=none"};
-    const std::string file = std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml";
+    const std::string file = std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv3d_spectral.yaml";
     app::RunOptions opt;
     opt.quiet = true;
     opt.out_dir = dir;
@@ -728,7 +728,7 @@ TEST(SpectralMpi, AppPencilRunsAndRestartsAcrossDecompositions) {
                                   "output.diagnostics.every=0", "output.fields.every=0",
                                   "output.fields.at_end=true",  "validation.reference=none"};
     if (!ranks.empty()) sets.push_back("parallel.ranks=" + ranks);
-    return config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml", sets);
+    return config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv3d_spectral.yaml", sets);
   };
   app::RunOptions opt;
   opt.quiet = true;
@@ -796,7 +796,7 @@ TEST(SpectralMpi, AutotunedProcessGridAgreesWithOneRank) {
                                 "run.end_time=0.5",         "output.diagnostics.every=0",
                                 "output.fields.every=0",    "output.fields.at_end=false",
                                 "validation.reference=none"};
-  const std::string file = std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml";
+  const std::string file = std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv3d_spectral.yaml";
   const config::RunSpec one_spec = config::load_file(file, sets);
   sets.push_back("parallel.autotune=true");
   const config::RunSpec tuned = config::load_file(file, sets);
@@ -828,7 +828,7 @@ TEST(SpectralMpi, AutotunedProcessGridAgreesWithOneRank) {
 
 std::string input_error(const std::vector<std::string>& sets) {
   const config::RunSpec spec =
-      config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_spectral.yaml", sets);
+      config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv3d_spectral.yaml", sets);
   try {
     app::RunOptions opt;
     opt.out_dir = "spectral_mpi_bad_input";

@@ -104,7 +104,7 @@ run() {  # run NAME NP CONFIG [--set ...]: NP 1 (here) or 2x2 (the two hosts); f
   local -a mpi=(mpirun -n 1)
   [ "$np" = 2x2 ] && mpi=("$on" h0 "${mpi22[@]}")
   shift 3
-  timeout -k 10 300 "${mpi[@]}" "$eddy" run "$src/configs/$cfg" --quiet --out "$work/$name" --set run.end_time=0 \
+  timeout -k 10 300 "${mpi[@]}" "$eddy" run "$src/cases/$cfg" --quiet --out "$work/$name" --set run.end_time=0 \
     --set run.steady.tolerance=0 --set output.fields.every=0 --set output.checkpoint.every=0 \
     --set validation.reference=none "$@" >"$name.log" 2>&1 || { fail "$name exited $?"; tail -20 "$name.log"; }
   echo "$name: $np rank(s), $((SECONDS - t0)) s"
@@ -187,9 +187,9 @@ EOF
     { fail "srun eddy info exited $?"; cat info.log; }
   check_info info.log
 
-  run cav_1 1 cavity3d.yaml "${cav[@]}"
+  run cav_1 1 lid_driven_cavity/cavity3d.yaml "${cav[@]}"
   t0=$SECONDS
-  jid=$("$on" h0 "$src/scripts/submit" "$src/configs/cavity3d.yaml" "${cav[@]}" --set run.end_time=0 \
+  jid=$("$on" h0 "$src/scripts/submit" "$src/cases/lid_driven_cavity/cavity3d.yaml" "${cav[@]}" --set run.end_time=0 \
     --set run.steady.tolerance=0 --set output.fields.every=0 --set output.checkpoint.every=0 \
     --set validation.reference=none --nodes 2 --tasks-per-node 2 --time 00:05:00 --eddy "$eddy" \
     --out "$work/cav_slurm" 2>submit.log)
@@ -240,21 +240,21 @@ timeout -k 10 120 "$on" h0 "${mpi22[@]}" \
 if [ "$(tr '\n' ' ' <local.txt)" = "0 h0 0 1 h0 1 2 h1 0 3 h1 1 " ]; then pass; else
   fail "node-local ranks (rank, host, local rank): $(tr '\n' ' ' <local.txt)"; fi
 
-run cav_1 1 cavity3d.yaml "${cav[@]}"
-run cav_2x2 2x2 cavity3d.yaml "${cav[@]}"
+run cav_1 1 lid_driven_cavity/cavity3d.yaml "${cav[@]}"
+run cav_2x2 2x2 lid_driven_cavity/cavity3d.yaml "${cav[@]}"
 same_fields cav_1 cav_2x2 30 0 "${lbm[@]}"
 
 # Spectral Taylor-Green 16^3 FP64 on pencils 2 x 2: round-off of transforms in another order.
 tg=(--set "domain.cells=[16,16,16]" --set numerics.dt=0.05 --set run.steps=10 --set output.diagnostics.every=0)
-run tg_1 1 tgv3d_spectral.yaml "${tg[@]}"
-run tg_2x2 2x2 tgv3d_spectral.yaml "${tg[@]}" --set "parallel.ranks=[1,2,2]"
+run tg_1 1 taylor_green/tgv3d_spectral.yaml "${tg[@]}"
+run tg_2x2 2x2 taylor_green/tgv3d_spectral.yaml "${tg[@]}" --set "parallel.ranks=[1,2,2]"
 same_fields tg_1 tg_2x2 10 1e-12 velocity vorticity
 
 # The Ghia centrelines assembled from the cells each rank owns: 36^2 on 2 x 2 puts the middle columns
 # (17, 18) and rows on different ranks, and so on both hosts.
 gh=(--set "domain.cells=[36,36]" --set physics.reynolds=100 --set run.steps=100 --set validation.reference=ghia1982)
-run gh_1 1 cavity2d.yaml "${gh[@]}"
-run gh_2x2 2x2 cavity2d.yaml "${gh[@]}" --set "parallel.ranks=[2,2]"
+run gh_1 1 lid_driven_cavity/cavity2d.yaml "${gh[@]}"
+run gh_2x2 2x2 lid_driven_cavity/cavity2d.yaml "${gh[@]}" --set "parallel.ranks=[2,2]"
 same_file gh_1 gh_2x2 validation.csv
 
 finish

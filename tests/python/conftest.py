@@ -21,7 +21,7 @@ def eddy():
 
 def run_eddy(eddy, out, config, *sets):
     """eddy run CONFIG --set ... --out OUT; asserts exit 0 and returns OUT."""
-    cmd = [eddy, "run", str(REPO / "configs" / config), "--out", str(out), "--quiet"]
+    cmd = [eddy, "run", str(REPO / "cases" / config), "--out", str(out), "--quiet"]
     for s in sets:
         cmd += ["--set", s]
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "2"))
@@ -40,26 +40,26 @@ def post(*args, expect=0):
 @pytest.fixture(scope="session")
 def cavity_run(eddy, tmp_path_factory):
     """2D cavity, 32^2, Re 100, run to its steady state (about 22 L/U; 7000 steps)."""
-    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "cavity", "cavity2d.yaml",
+    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "cavity", "lid_driven_cavity/cavity2d.yaml",
                     "domain.cells=[32,32]", "physics.reynolds=100", "run.end_time=40")
 
 
 @pytest.fixture(scope="session")
 def tgv2d_run(eddy, tmp_path_factory):
     """2D Taylor-Green vortex, 32^2, to t = 0.5 s (the t = 0 file is the exact initial field)."""
-    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "tgv2d", "tgv2d_lbm.yaml",
+    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "tgv2d", "taylor_green/tgv2d_lbm.yaml",
                     "domain.cells=[32,32]", "run.end_time=0.5")
 
 
 @pytest.fixture(scope="session")
 def tgv3d_run(eddy, tmp_path_factory):
     """3D Taylor-Green vortex (LBM), 16^3, Re 1600, to t = 1 s with fields every 0.5 s."""
-    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "tgv3d", "tgv3d_lbm.yaml",
+    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "tgv3d", "taylor_green/tgv3d_lbm.yaml",
                     "domain.cells=[16,16,16]", "run.end_time=1", "output.fields.every=0.5t")
 
 
 @pytest.fixture(scope="session")
 def tgv3d_spectral_run(eddy, tmp_path_factory):
     """3D Taylor-Green vortex (spectral), 16^3, Re 1600, to t = 1 s: diagnostics with a dissipation column."""
-    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "tgv3d_spectral", "tgv3d_spectral.yaml",
+    return run_eddy(eddy, tmp_path_factory.mktemp("runs") / "tgv3d_spectral", "taylor_green/tgv3d_spectral.yaml",
                     "domain.cells=[16,16,16]", "run.end_time=1")

@@ -210,7 +210,7 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path):
     assert not out.exists()
     assert r.stdout.splitlines()[0] == "gpu_acceptance: build, cpu_vs_gpu; budget none"  # the build goes first
     assert "cmake --preset cuda -B" in r.stdout and f"{REPO}/build/gpu-cuda/eddy run" in r.stdout
-    assert f"{REPO}/build/gpu-cpu/eddy run {REPO}/configs/cavity2d.yaml" in r.stdout
+    assert f"{REPO}/build/gpu-cpu/eddy run {REPO}/cases/lid_driven_cavity/cavity2d.yaml" in r.stdout
     assert f"compare {out}/work/cpu_vs_gpu/cpu_cavity2d_fp64/fields/*_00004000.h5" in r.stdout
     assert "tolerance 1e-12" in r.stdout and "tolerance 1e-05" in r.stdout
     given = acceptance("mpi2", "--dry-run", "--eddy", "/bin/true", "--budget", "300", expect=0)
@@ -434,7 +434,7 @@ def test_what_the_build_makes_is_needed(tmp_path):
 def test_gpu_against_cpu_with_this_builds_eddy(eddy, tmp_path):
     """A real comparison: the shipped cavity through eddy twice (this build standing in for both backends)."""
     path = tmp_path / "suites.yaml"
-    cmd = ('{eddy} run {root}/configs/cavity2d.yaml --quiet --set run.end_time=0 --set run.steps=50 '
+    cmd = ('{eddy} run {root}/cases/lid_driven_cavity/cavity2d.yaml --quiet --set run.end_time=0 --set run.steps=50 '
            '--set output.fields.every=0 --set "domain.cells=[16,16]" --out {work}/X')
     path.write_text("suites:\n  pair:\n    description: eddy twice\n    budget: 120\n    checks:\n"
                     "      - name: same\n        run:\n"

@@ -194,7 +194,7 @@ def test_tgv_repeated_steps_keep_the_last_row(tmp_path):
 # ------------------------------------------------------------------------------------------ forces
 def test_forces_from_an_eddy_cylinder_run(eddy, tmp_path):
     """A short 2D-1 cylinder run: coefficients.csv plotted, bodies.txt's statistics quoted, not recomputed."""
-    out = run_eddy(eddy, tmp_path / "cyl", "cylinder2d_re20.yaml", "domain.cells=[220,41]", "run.end_time=0",
+    out = run_eddy(eddy, tmp_path / "cyl", "cylinder/cylinder2d_re20.yaml", "domain.cells=[220,41]", "run.end_time=0",
                    "run.steps=300", "run.steady.tolerance=0", "output.fields.every=0", "output.fields.at_end=false")
     r = post("forces", out, "--cd", "5.5795", "--cl", "0.010619")
     samples = rows(out / "coefficients.csv")
@@ -293,10 +293,10 @@ def test_parse_config_reads_eddys_resolved_config(cavity_run):
 
 
 def test_parse_config_reads_shipped_configs():
-    for path in sorted((REPO / "configs").glob("*.yaml")):
+    for path in sorted(REPO.glob("cases/*/*.yaml")):
         cfg = parse_config(path.read_text())
         assert cfg["name"] and cfg["domain"]["cells"], path
-    cfg = parse_config((REPO / "configs" / "cavity2d.yaml").read_text())
+    cfg = parse_config((REPO / "cases" / "lid_driven_cavity" / "cavity2d.yaml").read_text())
     assert cfg["boundaries"]["x_min"] == {"type": "wall"}
     assert cfg["boundaries"]["y_max"]["velocity"] == [1.0, 0.0]
     assert cfg["run"]["steady"] == {"tolerance": 1.0e-5, "check_every": 1000}
@@ -305,7 +305,7 @@ def test_parse_config_reads_shipped_configs():
 def test_spectrum_prefers_the_spectral_runs_dataset(eddy, tmp_path):
     """A spectral run writes energy_spectrum/wavenumber into its field files; `spectrum` uses them, and they
     agree with the FFT of the velocity in the same file to round-off."""
-    out = run_eddy(eddy, tmp_path / "decay", "decaying2d_spectral.yaml", "domain.cells=[32,32]",
+    out = run_eddy(eddy, tmp_path / "decay", "decaying_turbulence_2d/decaying2d_spectral.yaml", "domain.cells=[32,32]",
                    "initial.peak_wavenumber=4", "run.end_time=0.01")
     first = field_files(out)[0]
     r = post("spectrum", first)

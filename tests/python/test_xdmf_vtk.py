@@ -35,7 +35,7 @@ def read_with_vtk(xmf, time_index=-1):
 
 
 def test_2d_series_opens_and_matches_hdf5(eddy, tmp_path):
-    out = run_eddy(eddy, tmp_path / "c2", "cavity2d.yaml", "domain.cells=[24,16]", "domain.length=[1.5,1.0]",
+    out = run_eddy(eddy, tmp_path / "c2", "lid_driven_cavity/cavity2d.yaml", "domain.cells=[24,16]", "domain.length=[1.5,1.0]",
                    "physics.reynolds=100", "run.end_time=1", "output.fields.every=0.5t", "validation.reference=none")
     arrays, bounds, times = read_with_vtk(out / "fields" / "fields.xmf")
     assert len(times) == 3 and abs(times[-1] - 1.0) < 0.01, times
@@ -61,7 +61,7 @@ def test_2d_series_opens_and_matches_hdf5(eddy, tmp_path):
 
 
 def test_3d_vector_opens_and_matches_hdf5(eddy, tmp_path):
-    out = run_eddy(eddy, tmp_path / "t3", "tgv3d_lbm.yaml", "domain.cells=[8,8,8]", "run.end_time=0.2",
+    out = run_eddy(eddy, tmp_path / "t3", "taylor_green/tgv3d_lbm.yaml", "domain.cells=[8,8,8]", "run.end_time=0.2",
                    "output.fields.every=0.1t")
     xmf = sorted((out / "fields").glob("tgv3d_lbm_*.xmf"))[-1]
     arrays, bounds, _ = read_with_vtk(xmf)

@@ -1,5 +1,5 @@
 // The 2D lid-driven cavity against Ghia, Ghia & Shin (1982), Table I (u along x = 0.5) and Table II
-// (v along y = 0.5), run through the same code path as `eddy run configs/cavity2d.yaml`.
+// (v along y = 0.5), run through the same code path as `eddy run cases/lid_driven_cavity/cavity2d.yaml`.
 //
 // Tolerance, derived from a grid study on the H200 (FP64, TRT, lattice velocity 0.1; the table is in
 // cases/lid_driven_cavity/README.md). The max deviation d_N from Ghia's table at N^2 cells converges,
@@ -38,7 +38,7 @@ app::RunResult run_cavity(double re, int n, double tolerance_steady, const std::
                                   "output.diagnostics.every=2000"};
   if (end_time > 0) set.push_back("run.end_time=" + std::to_string(end_time));
   const config::RunSpec spec =
-      config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/cavity2d.yaml", set);
+      config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/lid_driven_cavity/cavity2d.yaml", set);
   return app::run(spec, {dir, true}, parallel::Comm());
 }
 

@@ -1,5 +1,5 @@
 // The DFG benchmark 2D-1 of Schaefer & Turek (1996): steady flow around a cylinder at Re 20, run through
-// the same code path as `eddy run configs/cylinder2d_re20.yaml`, against the reference drag coefficient
+// the same code path as `eddy run cases/cylinder/cylinder2d_re20.yaml`, against the reference drag coefficient
 // 5.5795 and pressure difference 0.11752 Pa (John & Matthies 2001, the values of the 1996 paper's best
 // solutions), and the drag error falling from D = 10 to D = 20 cells.
 //
@@ -30,7 +30,7 @@ const app::BodyReport& run_2d1(int d) {
   const std::string dir = "regression_out/cylinder_re20_d" + std::to_string(d);
   std::filesystem::remove_all(dir);
   const config::RunSpec spec =
-      config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/cylinder2d_re20.yaml",
+      config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/cylinder/cylinder2d_re20.yaml",
                         {"domain.cells=[" + std::to_string(22 * d) + "," + std::to_string(41 * d / 10) + "]",
                          "output.fields.at_end=false"});
   const app::RunResult r = app::run(spec, {dir, true}, parallel::Comm());

@@ -126,7 +126,7 @@ std::vector<double> diagnostics_column(const std::string& dir, const std::string
   return v;
 }
 
-// 3D Taylor-Green vortex, Re 1600, 32^3, D3Q19 regularized (configs/tgv3d_lbm.yaml), to t = 1.
+// 3D Taylor-Green vortex, Re 1600, 32^3, D3Q19 regularized (cases/taylor_green/tgv3d_lbm.yaml), to t = 1.
 //  - Strain-rate diagnostic at t = 0: the initial state carries the central-difference velocity gradient
 //    (lbm_solver.cpp), so the enstrophy <S:S> must be the exact 3/8 times (sin h / h)^2, h = 2 pi / 32
 //    (each derivative of a k = 1 mode is scaled by sin h / h): 0.37018; FP32 storage, tolerance 1e-4
@@ -139,7 +139,7 @@ TEST(TaylorGreen3D, EarlyEnergyAt32Cubed) {
   const std::string dir = "regression_out/tgv3d_regularized_32";
   std::filesystem::remove_all(dir);
   const config::RunSpec spec =
-      config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_lbm.yaml",
+      config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv3d_lbm.yaml",
                         {"domain.cells=[32,32,32]", "numerics.collision=regularized", "run.end_time=1.0",
                          "output.fields.every=0", "output.fields.at_end=false",
                          "output.diagnostics.every=0.25t", "validation.reference=tgv_re1600"});
@@ -161,7 +161,7 @@ TEST(TaylorGreen3D, RegularizedStaysStableAt32Cubed) {
   const std::string dir = "regression_out/tgv3d_regularized_32_t10";
   std::filesystem::remove_all(dir);
   const config::RunSpec spec =
-      config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/tgv3d_lbm.yaml",
+      config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv3d_lbm.yaml",
                         {"domain.cells=[32,32,32]", "numerics.collision=regularized", "run.end_time=10.0",
                          "output.fields.every=0", "output.fields.at_end=false",
                          "output.diagnostics.every=0.5t", "validation.reference=none"});

@@ -27,7 +27,7 @@ namespace {
 config::RunSpec load(const std::string& config, std::vector<std::string> sets) {
   sets.push_back("output.fields.every=0");
   sets.push_back("output.fields.at_end=false");
-  return config::load_file(std::string(EDDY_SOURCE_DIR) + "/configs/" + config, sets);
+  return config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/" + config, sets);
 }
 
 app::RunResult run(const config::RunSpec& spec, const std::string& name, const std::string& restart = "") {
@@ -43,7 +43,7 @@ app::RunResult run(const config::RunSpec& spec, const std::string& name, const s
 double taylor_vortex_error(const std::string& stepper, const std::string& precision,
                            const std::string& dealiasing = "two_thirds") {
   const app::RunResult r =
-      run(load("tgv2d_spectral.yaml", {"numerics.time_stepper=" + stepper, "numerics.precision=" + precision,
+      run(load("taylor_green/tgv2d_spectral.yaml", {"numerics.time_stepper=" + stepper, "numerics.precision=" + precision,
                                        "numerics.dealiasing=" + dealiasing}),
           "tgv2d_spectral_" + stepper + "_" + precision + "_" + dealiasing);
   EXPECT_NEAR(r.time, 1.0, 1e-12);  // the CFL time step is shortened to land on end_time
@@ -205,7 +205,7 @@ TEST(SpectralEnergyBudget, BandForcing3dClosesToTheRk3Error) {
   check_budget_order(band_forced_3d("rk3"), 3.0, 3.0, 20);
 }
 
-/// Laminar Kolmogorov flow from rest (configs/kolmogorov2d_spectral.yaml, and 3D at 16^3): the advection
+/// Laminar Kolmogorov flow from rest (cases/kolmogorov_2d/kolmogorov2d_spectral.yaml, and 3D at 16^3): the advection
 /// term vanishes, and IF-RK4 with a constant force has the fixed point F / lambda times Simpson's rule of
 /// int_0^h exp(-lambda s) ds over its exact value, so the relative error at any time is that ratio minus 1:
 /// (lambda h)^4 / 2880 to leading order = 1.42e-12 at lambda h = 8e-3 (measured 1.42e-12). Bound: 1.1 times
@@ -213,9 +213,9 @@ TEST(SpectralEnergyBudget, BandForcing3dClosesToTheRk3Error) {
 TEST(SpectralKolmogorov, LaminarFlowIsExactToTheStepperError) {
   if (!backend::fft_available()) GTEST_SKIP();
   const double lh = 0.5 * 16 * 1e-3, bound = 1.1 * std::pow(lh, 4) / 2880 + 1e-13;
-  const app::RunResult r2 = run(load("kolmogorov2d_spectral.yaml", {}), "kolmogorov2d");
+  const app::RunResult r2 = run(load("kolmogorov_2d/kolmogorov2d_spectral.yaml", {}), "kolmogorov2d");
   const app::RunResult r3 = run(
-      load("kolmogorov2d_spectral.yaml", {"domain.cells=[16,16,16]", "run.end_time=0.5"}), "kolmogorov3d");
+      load("kolmogorov_2d/kolmogorov2d_spectral.yaml", {"domain.cells=[16,16,16]", "run.end_time=0.5"}), "kolmogorov3d");
   std::printf("laminar Kolmogorov flow: relative L2 error %.3e (2D, t = 2), %.3e (3D, t = 0.5); bound %.3e\n",
               r2.metric("velocity_l2_error"), r3.metric("velocity_l2_error"), bound);
   EXPECT_GE(r2.metric("velocity_l2_error"), 0.0);
@@ -230,7 +230,7 @@ TEST(SpectralKolmogorov, LaminarFlowIsExactToTheStepperError) {
 /// 1.5 times that. The 64^3 run must be at least ten times closer (spectral convergence).
 app::RunResult tgv(int n, const std::string& end = "2", const std::string& dealiasing = "two_thirds") {
   const std::string cells = std::to_string(n);
-  return run(load("tgv3d_spectral.yaml",
+  return run(load("taylor_green/tgv3d_spectral.yaml",
                   {"domain.cells=[" + cells + "," + cells + "," + cells + "]", "run.end_time=" + end,
                    "output.diagnostics.every=0.1t", "numerics.dealiasing=" + dealiasing}),
              "tgv3d_spectral_n" + cells + "_" + dealiasing);
@@ -277,7 +277,7 @@ TEST(SpectralRestart, IsBitwiseExact) {
                                           "output.diagnostics.every=0", "validation.reference=none"};
     auto with = [&](std::vector<std::string> extra) {
       extra.insert(extra.end(), common.begin(), common.end());
-      return load("tgv3d_spectral.yaml", extra);
+      return load("taylor_green/tgv3d_spectral.yaml", extra);
     };
     const app::RunResult whole = run(with({"run.end_time=1.0"}), std::string("restart_whole_") + precision);
     const app::RunResult first = run(with({"run.end_time=0.5", "output.checkpoint.every=10"}),
@@ -301,7 +301,7 @@ TEST(SpectralRestart, BandForcedIsBitwiseExact) {
     std::vector<std::string> sets{"domain.cells=[16,16,16]", "physics.reynolds=100", "numerics.dt=0.02",
                                   "output.diagnostics.every=0", "output.checkpoint.every=0"};
     sets.insert(sets.end(), extra.begin(), extra.end());  // later --set wins
-    return load("hit3d_spectral.yaml", sets);
+    return load("hit3d/hit3d_spectral.yaml", sets);
   };
   const app::RunResult whole =
       run(with({"run.end_time=0.4", "output.diagnostics.every=10"}), "restart_hit_whole");

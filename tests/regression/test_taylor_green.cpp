@@ -21,7 +21,7 @@ double tgv_error(int n, const std::string& collision, const std::string& precisi
   std::filesystem::remove_all(dir);
   const double u_lb = 0.1 * 32.0 / n;
   const config::RunSpec spec = config::load_file(
-      std::string(EDDY_SOURCE_DIR) + "/configs/tgv2d_lbm.yaml",
+      std::string(EDDY_SOURCE_DIR) + "/cases/taylor_green/tgv2d_lbm.yaml",
       {"domain.cells=[" + std::to_string(n) + "," + std::to_string(n) + "]",
        "numerics.lattice_velocity=" + std::to_string(u_lb), "numerics.collision=" + collision,
        "numerics.precision=" + precision, "output.fields.every=0", "output.fields.at_end=false",
@@ -58,7 +58,7 @@ TEST(TaylorGreen2D, SecondOrderConvergenceRegularized) { check_second_order("reg
 /// largest where |u| is largest (|u| = U_lb; f~_i from the equilibrium, as the non-equilibrium part is
 /// O(tau |grad u|) smaller). Taken independent from step to step and never damped (the viscosity damps
 /// them in fact), n_steps of them add up to sqrt(n_steps) sigma per cell; relative to the rms velocity
-/// at the end, U_lb / sqrt(2) exp(-2 nu k^2 t) with nu = 2 pi / Re, k = 1, t = 2 (configs/tgv2d_lbm.yaml:
+/// at the end, U_lb / sqrt(2) exp(-2 nu k^2 t) with nu = 2 pi / Re, k = 1, t = 2 (cases/taylor_green/tgv2d_lbm.yaml:
 /// L = 2 pi, U = 1, Re = 100), that is the bound.
 double half_storage_bound(int n) {
   const double u_lb = 0.1 * 32.0 / n, pi = 3.141592653589793;

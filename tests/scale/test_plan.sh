@@ -18,7 +18,7 @@ py=$(command -v /usr/bin/python3 || command -v python3)
 
 # check_memory NAME NP CONFIG [--set ...]: one run, one plan of the same config and rank count.
 check_memory() {
-  local name=$1 np=$2 cfg=$src/configs/$3
+  local name=$1 np=$2 cfg=$src/cases/$3
   shift 3
   local sets=(--set run.end_time=0 --set run.steps=4 --set run.steady.tolerance=0 --set output.fields.every=4
     --set output.checkpoint.every=4 --set validation.reference=none "$@")
@@ -44,13 +44,13 @@ check_memory() {
   echo "$name: $np rank(s): measured $measured MiB, predicted $predicted MiB"
 }
 # A block of 32^3 (LBM) and 32^3 points (spectral) per rank on 1, 8 and 27 ranks.
-check_memory lbm_1 1 cavity3d.yaml --set "domain.cells=[32,32,32]"
-check_memory lbm_8 8 cavity3d.yaml --set "domain.cells=[64,64,64]"
-check_memory lbm_27 27 cavity3d.yaml --set "domain.cells=[96,96,96]"
-check_memory spectral_1 1 tgv3d_spectral.yaml --set "domain.cells=[32,32,32]"
-check_memory spectral_8 8 tgv3d_spectral.yaml --set "domain.cells=[64,64,64]"
-check_memory spectral_27 27 tgv3d_spectral.yaml --set "domain.cells=[54,54,54]"
-check_memory pencil_8 8 tgv3d_spectral.yaml --set "domain.cells=[64,64,64]" --set "parallel.ranks=[1,2,4]"
+check_memory lbm_1 1 lid_driven_cavity/cavity3d.yaml --set "domain.cells=[32,32,32]"
+check_memory lbm_8 8 lid_driven_cavity/cavity3d.yaml --set "domain.cells=[64,64,64]"
+check_memory lbm_27 27 lid_driven_cavity/cavity3d.yaml --set "domain.cells=[96,96,96]"
+check_memory spectral_1 1 taylor_green/tgv3d_spectral.yaml --set "domain.cells=[32,32,32]"
+check_memory spectral_8 8 taylor_green/tgv3d_spectral.yaml --set "domain.cells=[64,64,64]"
+check_memory spectral_27 27 taylor_green/tgv3d_spectral.yaml --set "domain.cells=[54,54,54]"
+check_memory pencil_8 8 taylor_green/tgv3d_spectral.yaml --set "domain.cells=[64,64,64]" --set "parallel.ranks=[1,2,4]"
 
 # The 2048^3 plans on 64 GPUs (8 nodes of 8), their JSON.
 big=(--set "domain.cells=[2048,2048,2048]")
@@ -95,12 +95,12 @@ refuse "2048 x 2048 x 2048 cells over 4 rank\(s\).*needs [0-9.]+ GiB of device m
 refuse "use at least 8 ranks \(2 nodes of 4\)" plan "$lbm" "${big[@]}" --nodes 1 --gpus-per-node 4
 refuse "--ranks 20 on --nodes 2 x --gpus-per-node 8: .*at most 16 ranks; use --nodes 3" plan "$lbm" --ranks 20 --nodes 2 --gpus-per-node 8
 refuse "node 3 would get no rank" plan "$lbm" --ranks 16 --nodes 4 --gpus-per-node 8
-refuse "domain.cells|parallel.ranks" plan "$src/configs/cavity3d.yaml" --set "domain.cells=[4,4,4]" --ranks 125
+refuse "domain.cells|parallel.ranks" plan "$src/cases/lid_driven_cavity/cavity3d.yaml" --set "domain.cells=[4,4,4]" --ranks 125
 refuse "missing.json: no such file" plan "$lbm" --bench missing.json
 refuse "--bench needs an .eddy bench. JSON of the lbm solver" plan "$lbm" --bench "$src/cases/benchmarks/results/2026-11-30i-h200/s9d_x2/1gpu/spectral_3d_512.json"
 refuse "--device-memory x: expected a positive number" plan "$lbm" --device-memory x
 # eddy run: refused before anything is written (the CPU backend's device memory is the host's).
 refuse "domain.cells: 1500 x 1500 x 1500 cells over 1 rank\(s\).*GiB of device memory.*use at least [0-9]+ ranks" \
-  run "$src/configs/cavity3d.yaml" --out too_big --quiet --set "domain.cells=[1500,1500,1500]" --set numerics.precision=fp64
+  run "$src/cases/lid_driven_cavity/cavity3d.yaml" --out too_big --quiet --set "domain.cells=[1500,1500,1500]" --set numerics.precision=fp64
 [ -e too_big ] && fail "eddy run of a block too large for the device left too_big/"
 finish

@@ -16,7 +16,7 @@ run() {  # run NAME NP CONFIG [--set ...]: fields at the end only, no validation
   local name=$1 np=$2 cfg=$3
   shift 3
   local t0=$SECONDS
-  mpi "$np" "$eddy" run "$src/configs/$cfg" --quiet --out "$name" --set run.end_time=0 \
+  mpi "$np" "$eddy" run "$src/cases/$cfg" --quiet --out "$name" --set run.end_time=0 \
     --set run.steady.tolerance=0 --set output.fields.every=0 --set output.checkpoint.every=0 \
     --set validation.reference=none "$@" >"$name.log" 2>&1 || { fail "$name exited $?"; tail -20 "$name.log"; }
   echo "$name: $np rank(s), $((SECONDS - t0)) s"
@@ -25,8 +25,8 @@ lbm=(velocity density pressure)
 
 # 3D cavity, 20^3 FP64 on 64 ranks: blocks of 5^3.
 cav=(--set "domain.cells=[20,20,20]" --set run.steps=40 --set numerics.precision=fp64)
-run cav_1 1 cavity3d.yaml "${cav[@]}"
-run cav_64 64 cavity3d.yaml "${cav[@]}" --set "parallel.ranks=[4,4,4]"
+run cav_1 1 lid_driven_cavity/cavity3d.yaml "${cav[@]}"
+run cav_64 64 lid_driven_cavity/cavity3d.yaml "${cav[@]}" --set "parallel.ranks=[4,4,4]"
 same_fields cav_1 cav_64 40 0 "${lbm[@]}"
 
 # A sphere in a duct, periodic along y, walls along z, inlet and outflow along x, on 3 x 3 x 3 ranks of
@@ -37,8 +37,8 @@ sp=(--set "domain.cells=[26,14,13]" --set "domain.length=[0.52,0.28,0.26]" --set
     --set boundaries.x_min.profile=uniform --set boundaries.x_max.type=outflow --set initial.type=inflow
     --set "geometry.bodies=[{type: sphere, center: [0.2, 0.13, 0.12], radius: 0.06}]" --set geometry.wall=halfway
     --set geometry.reference_area=0.0113 --set output.diagnostics.every=10)
-run sp_1 1 cylinder2d_re20.yaml "${sp[@]}"
-run sp_27 27 cylinder2d_re20.yaml "${sp[@]}" --set "parallel.ranks=[3,3,3]"
+run sp_1 1 cylinder/cylinder2d_re20.yaml "${sp[@]}"
+run sp_27 27 cylinder/cylinder2d_re20.yaml "${sp[@]}" --set "parallel.ranks=[3,3,3]"
 same_fields sp_1 sp_27 40 0 "${lbm[@]}"
 same_file sp_1 sp_27 bodies.txt
 if cmp -s <(cut -d, -f1,12- sp_1/diagnostics.csv) <(cut -d, -f1,12- sp_27/diagnostics.csv); then pass; else
@@ -46,19 +46,19 @@ if cmp -s <(cut -d, -f1,12- sp_1/diagnostics.csv) <(cut -d, -f1,12- sp_27/diagno
 
 # Spectral Taylor-Green 16^3 FP64 on 64 ranks, pencils 8 x 8: round-off of transforms in another order.
 tg=(--set "domain.cells=[16,16,16]" --set numerics.dt=0.05 --set run.steps=10 --set output.diagnostics.every=0)
-run tg_1 1 tgv3d_spectral.yaml "${tg[@]}"
-run tg_64 64 tgv3d_spectral.yaml "${tg[@]}" --set "parallel.ranks=[1,8,8]"
+run tg_1 1 taylor_green/tgv3d_spectral.yaml "${tg[@]}"
+run tg_64 64 taylor_green/tgv3d_spectral.yaml "${tg[@]}" --set "parallel.ranks=[1,8,8]"
 same_fields tg_1 tg_64 10 1e-12 velocity vorticity
 
 # A checkpoint of 64 ranks restarts on 27 and on 1 (each rank reads its own box of the file) and
 # continues bitwise as the uninterrupted one-rank run.
-mpi 64 "$eddy" run "$src/configs/cavity3d.yaml" --quiet --out ck_64 "${cav[@]}" --set run.end_time=0 \
+mpi 64 "$eddy" run "$src/cases/lid_driven_cavity/cavity3d.yaml" --quiet --out ck_64 "${cav[@]}" --set run.end_time=0 \
   --set run.steps=20 --set run.steady.tolerance=0 --set output.fields.every=0 --set output.fields.at_end=false \
   --set output.checkpoint.every=20 --set validation.reference=none --set "parallel.ranks=[4,4,4]" >ck_64.log 2>&1 ||
   { fail "ck_64 exited $?"; tail -20 ck_64.log; }
 for np in 27 1; do
   cp -r ck_64 ck_on_$np
-  mpi "$np" "$eddy" run "$src/configs/cavity3d.yaml" --quiet --out ck_on_$np --restart auto "${cav[@]}" \
+  mpi "$np" "$eddy" run "$src/cases/lid_driven_cavity/cavity3d.yaml" --quiet --out ck_on_$np --restart auto "${cav[@]}" \
     --set run.end_time=0 --set run.steady.tolerance=0 --set output.fields.every=0 --set validation.reference=none \
     >ck_on_$np.log 2>&1 || { fail "ck_on_$np exited $?"; tail -20 ck_on_$np.log; }
   grep -q "restarted from .*ckpt_00000020" ck_on_$np/run.log && pass || fail "ck_on_$np did not restart at step 20"
@@ -69,7 +69,7 @@ done
 # field. 192^3 FP32 makes each rank's block (about 30 B per cell of the grid over 8 ranks: 200 MiB
 # with the process itself) large against what a whole velocity field in doubles on rank 0 would add
 # (24 B a cell: 160 MiB).
-run mem_8 8 cavity3d.yaml --set "domain.cells=[192,192,192]" --set run.steps=4 --set numerics.precision=fp32 \
+run mem_8 8 lid_driven_cavity/cavity3d.yaml --set "domain.cells=[192,192,192]" --set run.steps=4 --set numerics.precision=fp32 \
   --set output.fields.at_end=false --set output.diagnostics.every=0
 line=$(grep "peak host memory" mem_8/run.log)
 echo "$line"

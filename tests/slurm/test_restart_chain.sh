@@ -13,7 +13,7 @@ work=$(mktemp -d /tmp/eddy-slurm-chain.XXXXXX)
 start_slurm "$repo" "$work"
 cd "$work"
 export OMP_NUM_THREADS=1
-cfg=$repo/configs/cavity2d.yaml
+cfg=$repo/cases/lid_driven_cavity/cavity2d.yaml
 base=(--set "domain.cells=[64,64]" --set physics.reynolds=100 --set run.end_time=0 --set run.steady.tolerance=0
       --set output.fields.every=0 --set output.diagnostics.every=500 --set validation.reference=none)
 

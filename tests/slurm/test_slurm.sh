@@ -19,7 +19,7 @@ export OMP_NUM_THREADS=1
 
 # 1. the cavity as a 2-task job
 cavity=(--set "domain.cells=[32,32]" --set physics.reynolds=100 --set run.end_time=40)
-jid=$("$repo/scripts/submit" "$repo/configs/cavity2d.yaml" "${cavity[@]}" --tasks-per-node 2 --time 00:05:00 \
+jid=$("$repo/scripts/submit" "$repo/cases/lid_driven_cavity/cavity2d.yaml" "${cavity[@]}" --tasks-per-node 2 --time 00:05:00 \
   --eddy "$eddy" --out "$work/cavity")
 echo "cavity job: $jid"
 check "submit printed a job id" '[[ $jid =~ ^[0-9]+$ ]]'
@@ -52,7 +52,7 @@ check "cavity plot" '[ -s "$work/cavity/post/cavity.png" ]'
 if [ "$fails" != 0 ]; then cat "$log" 2>/dev/null; fi
 
 # 2. a 3-task sweep
-mapfile -t ids < <("$repo/scripts/sweep" "$repo/configs/cavity2d.yaml" --set physics.reynolds=100 \
+mapfile -t ids < <("$repo/scripts/sweep" "$repo/cases/lid_driven_cavity/cavity2d.yaml" --set physics.reynolds=100 \
   --set run.end_time=40 --vary "domain.cells=[16,16],[24,24],[32,32]" --time 00:05:00 --eddy "$eddy" \
   --out "$work/sweep")
 echo "sweep: array job ${ids[0]:-?}, summary job ${ids[1]:-?}"

@@ -272,7 +272,7 @@ TEST(Revolve, GradientEqualsStoringEverything) {
 
 /// Bad input for `eddy optimize` is an InputError (exit 2) naming the key, before any file is written.
 TEST(Optimize, BadInputNamesTheKeyAndWritesNothing) {
-  const std::string cfg = std::string(EDDY_SOURCE_DIR) + "/configs/optimal_perturbation2d.yaml";
+  const std::string cfg = std::string(EDDY_SOURCE_DIR) + "/cases/optimal_perturbation/optimal_perturbation2d.yaml";
   auto error = [&](const std::vector<std::string>& sets) -> std::string {
     const eddy::parallel::Comm comm;
     eddy::app::RunOptions opt;
