@@ -405,7 +405,8 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
     const std::vector<unsigned char> state = solver->save_state();
     for (double& v : vel) v = c.units.to_velocity(v);
     const double dx = c.units.dx;
-    wb = time_writes(spec, comm, c.block, {dx, dx, dx}, vel, checkpoint_meta(spec, "lbm", c.setup.lattice),
+    wb = time_writes(spec, comm, c.block, {dx, dx, dx}, vel,
+                     checkpoint_meta(spec, "lbm", lbm::lattice_names(c.setup.lattice)),
                      {&c.block, solver->q(), solver->state_bytes(), state.data()});
   }
   char line[400];
@@ -413,14 +414,14 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
       line, sizeof line,
       "bench %s: %s %s%s %s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
       "%.0f B/cell/step -> %.1f GB/s = %.1f%% of the measured copy bandwidth (%.1f GB/s per device x %d)",
-      spec.name.c_str(), c.setup.lattice.c_str(), c.setup.collision.c_str(),
+      spec.name.c_str(), lbm::lattice_names(c.setup.lattice), lbm::collision_names(c.setup.collision),
       c.setup.smagorinsky > 0 ? "+smagorinsky" : "", spec.numerics.precision.c_str(), cells, steps,
       opt.repeats, m.median, m.min, m.max, bpc, gbs, 100.0 * fraction, copy_gbs, comm.size());
   log::info(line);
   log::info(cat("bench ", spec.name, ": ", bytes_per_cell_alloc, " B/cell allocated; one device (",
                 memory_bytes / (1024.0 * 1024.0 * 1024.0), host_memory ? " GiB of host memory" : " GiB",
-                ") holds a ", shape, " ", c.setup.lattice, " ", spec.numerics.precision, " grid of at most ",
-                max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
+                ") holds a ", shape, " ", lbm::lattice_names(c.setup.lattice), " ", spec.numerics.precision,
+                " grid of at most ", max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
   std::string graph_text;
   const std::vector<std::string> graphs =
       graph_items("mlups", seconds_ng, to_mlups, m.median, true, graph_text);
@@ -429,7 +430,8 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   log::info(cat("bench ", spec.name, ": ", wb.text()));
   write_json(
       opt, spec, comm,
-      items({{kv_text("lattice", c.setup.lattice), kv_text("collision", c.setup.collision),
+      items({{kv_text("lattice", lbm::lattice_names(c.setup.lattice)),
+              kv_text("collision", lbm::collision_names(c.setup.collision)),
               kv("smagorinsky", c.setup.smagorinsky), kv("cells", static_cast<long long>(cells)),
               kv_text("decomposition", c.decomposition.describe()), kv_text("transport", c.exchanger->name()),
               kv("steps", steps)},
@@ -497,19 +499,19 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
     fb.offset = c.slabs.mine().offset;
     fb.extent = c.slabs.mine().extent;
     wb = time_writes(spec, comm, fb, {c.dx[0], c.dx[1], c.setup.dims == 3 ? c.dx[2] : c.dx[0]}, vel,
-                     checkpoint_meta(spec, "spectral", c.setup.stepper),
+                     checkpoint_meta(spec, "spectral", spectral::stepper_names(c.setup.stepper)),
                      {&sb, solver->state_values(), solver->state_bytes(), state.data()});
   }
   const spectral::Setup& s = c.setup;
   const std::string grid =
       s.dims == 3 ? cat(s.cells[0], "x", s.cells[1], "x", s.cells[2]) : cat(s.cells[0], "x", s.cells[1]);
-  log::info(cat("bench ", spec.name, ": spectral ", s.dims, "D ", grid, " ", s.stepper, " ",
-                spec.numerics.precision, " ", s.dealiasing, ", ", comm.size(), " rank(s), ", steps,
-                " steps x ", opt.repeats, ": ms/step median ", m.median, " (min ", m.min, ", max ", m.max,
-                "); FFT floor (", transforms, " transforms per step alone) ", f.median, " ms (min ", f.min,
-                ", max ", f.max, "); step / FFT floor = ", ratio, "; the step's own ", runs,
-                " transforms, pruned ", fp.median, " ms (step / pruned = ", m.median / fp.median, "); ",
-                points * 1e-3 / m.median, " million points/s"));
+  log::info(cat(
+      "bench ", spec.name, ": spectral ", s.dims, "D ", grid, " ", spectral::stepper_names(s.stepper), " ",
+      spec.numerics.precision, " ", spectral::dealiasing_names(s.dealiasing), ", ", comm.size(), " rank(s), ",
+      steps, " steps x ", opt.repeats, ": ms/step median ", m.median, " (min ", m.min, ", max ", m.max,
+      "); FFT floor (", transforms, " transforms per step alone) ", f.median, " ms (min ", f.min, ", max ",
+      f.max, "); step / FFT floor = ", ratio, "; the step's own ", runs, " transforms, pruned ", fp.median,
+      " ms (step / pruned = ", m.median / fp.median, "); ", points * 1e-3 / m.median, " million points/s"));
   std::string graph_text;
   const std::vector<std::string> graphs = graph_items(
       "ms_per_step", step_s_ng, [&](double sec) { return 1e3 * sec / double(steps); }, m.median, false,
@@ -518,8 +520,10 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
   log_breakdown(spec.name, "transposes", bd, comm);
   log::info(cat("bench ", spec.name, ": ", wb.text()));
   write_json(opt, spec, comm,
-             items({{kv("dimensions", s.dims), kv_text("grid", grid), kv_text("time_stepper", s.stepper),
-                     kv_text("dealiasing", s.dealiasing), kv_text("transport", exchange->name()),
+             items({{kv("dimensions", s.dims), kv_text("grid", grid),
+                     kv_text("time_stepper", spectral::stepper_names(s.stepper)),
+                     kv_text("dealiasing", spectral::dealiasing_names(s.dealiasing)),
+                     kv_text("transport", exchange->name()),
                      kv_text("decomposition", cat(c.p1 > 1 ? "pencil " : "slab ", c.slabs.describe())),
                      kv("points", static_cast<long long>(points)), kv("steps", steps)},
                     kv_spread("ms_per_step", m),

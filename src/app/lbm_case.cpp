@@ -62,8 +62,8 @@ LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
   s.offset = mine.offset;
   s.rank = rank;
   for (const parallel::Box& b : c.decomposition.boxes) s.boxes.push_back({b.offset, b.extent});
-  s.lattice = spec.numerics.lattice == "auto" ? (dims == 2 ? "D2Q9" : "D3Q19") : spec.numerics.lattice;
-  s.collision = spec.numerics.collision;
+  s.lattice = lbm::lattice_names.parse(spec.numerics.lattice, "numerics.lattice");  // "auto" resolved
+  s.collision = lbm::collision_names.parse(spec.numerics.collision, "numerics.collision");
   s.precision = precision_of(spec.numerics.precision);
   s.tau = c.units.tau;
   s.trt_magic = spec.numerics.trt_magic;

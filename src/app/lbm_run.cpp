@@ -210,7 +210,7 @@ class LbmModel final : public Model {
     return {c_.block, solver_.q(), solver_.state_bytes(), solver_.save_state()};
   }
   io::CheckpointMeta checkpoint_meta() const override {
-    return app::checkpoint_meta(spec_, "lbm", c_.setup.lattice);
+    return app::checkpoint_meta(spec_, "lbm", lbm::lattice_names(c_.setup.lattice));
   }
   double viscosity() const override { return u_.nu; }
   void velocity(std::vector<double>& out) override {
@@ -299,8 +299,9 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   const LbmCase c = make_lbm_case(spec, comm);
   const lbm::Units& u = c.units;
   // A restart is checked before anything is written.
-  const Restart restart = find_restart(spec, opt, checkpoint_meta(spec, "lbm", c.setup.lattice),
-                                       "lattice (numerics.lattice)", comm);
+  const Restart restart =
+      find_restart(spec, opt, checkpoint_meta(spec, "lbm", lbm::lattice_names(c.setup.lattice)),
+                   "lattice (numerics.lattice)", comm);
   if (!restart.path.empty()) check_restart_time_step(restart.meta, u.dt, restart.path);
   RunOutput out(spec, opt, comm);
   auto solver = lbm::make_solver(c.setup);
@@ -314,10 +315,11 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   } else {
     initialize(*solver, spec, c);
   }
-  log::info(cat("LBM ", c.setup.lattice, " ", c.setup.collision, " ", spec.numerics.precision, ", ",
-                c.block.global_cells(), " cells; dx = ", u.dx, " m, dt = ", u.dt, " s, tau = ", u.tau,
-                ", nu = ", u.nu, " m^2/s, lattice velocity ", u.u_lb, " (Mach ", lbm::Units::mach(u.u_lb),
-                "); ", solver->bytes_allocated() / 1048576.0, " MiB on the device (rank 0)"));
+  log::info(cat("LBM ", lbm::lattice_names(c.setup.lattice), " ", lbm::collision_names(c.setup.collision),
+                " ", spec.numerics.precision, ", ", c.block.global_cells(), " cells; dx = ", u.dx,
+                " m, dt = ", u.dt, " s, tau = ", u.tau, ", nu = ", u.nu, " m^2/s, lattice velocity ", u.u_lb,
+                " (Mach ", lbm::Units::mach(u.u_lb), "); ", solver->bytes_allocated() / 1048576.0,
+                " MiB on the device (rank 0)"));
   if (!c.setup.bodies.empty() || solver->boundary_links() > 0)
     log::info(cat(c.setup.bodies.size(), " bodies; ", comm.sum(double(solver->boundary_links())),
                   " boundary links (bodies and open faces); walls: ", spec.geometry.wall));

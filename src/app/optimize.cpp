@@ -66,11 +66,11 @@ OptimizeResult optimize(const config::RunSpec& spec, const RunOptions& opt, cons
   RunOutput out(spec, opt, comm);
   OptimizeResult result;
   result.out_dir = out.dir().string();
-  log::info(cat("optimize: 2D spectral ", c.setup.stepper, " fp64, ", c.setup.cells[0], " x ",
-                c.setup.cells[1], " points on ", comm.size(), " rank(s), nu = ", c.setup.nu,
-                " m^2/s, dt = ", dt, " s; spin-up ", o.spinup_steps, " steps, horizon T = ", T, " steps; ",
-                o.method, " with learning rate ", o.learning_rate, " (x constraint radius), ", o.iterations,
-                " iterations; binomial checkpointing with ", states,
+  log::info(cat("optimize: 2D spectral ", spectral::stepper_names(c.setup.stepper), " fp64, ",
+                c.setup.cells[0], " x ", c.setup.cells[1], " points on ", comm.size(),
+                " rank(s), nu = ", c.setup.nu, " m^2/s, dt = ", dt, " s; spin-up ", o.spinup_steps,
+                " steps, horizon T = ", T, " steps; ", o.method, " with learning rate ", o.learning_rate,
+                " (x constraint radius), ", o.iterations, " iterations; binomial checkpointing with ", states,
                 " stored states (each step evaluated at most ", spectral::revolve_repetitions(T, states) + 1,
                 " times)"));
 

@@ -177,7 +177,7 @@ Result plan_lbm(const config::RunSpec& spec, const Job& job, const Inputs& in) {
   const double cells = double(r.grid[0]) * double(r.grid[1]) * double(r.grid[2]);
   const double t = state_bytes(first.setup.precision);
   r.field_bytes = cells * sizeof(double) * (dims + 2);  // velocity, density, pressure
-  r.checkpoint_bytes = cells * t * (dims == 2 ? 9 : first.setup.lattice == "D3Q27" ? 27 : 19);
+  r.checkpoint_bytes = cells * t * (dims == 2 ? 9 : first.setup.lattice == lbm::Lattice::d3q27 ? 27 : 19);
   const double s_cell = in.lbm_s_per_cell * fm.bytes_per_cell_step;
   r.compute_s = double(fm.cells) * s_cell;
   r.block_alone_s = r.compute_s;
@@ -224,7 +224,7 @@ Result plan_spectral(const config::RunSpec& spec, const Job& job, const Inputs& 
   // One GPU: the bench's step scaled by N log N and by the stages; FP64 moves twice the bytes.
   const double ref_precision =
       in.single_gpu.rfind("H200", 0) == 0 && s.precision == Precision::fp64 ? 2.0 : 1.0;
-  const double stages = s.stepper == "rk3" ? 3.0 / 4.0 : 1.0;
+  const double stages = s.stepper == spectral::Stepper::rk3 ? 3.0 / 4.0 : 1.0;
   r.single_gpu_s = in.spectral_s * ref_precision * stages * (points * std::log2(points)) /
                    (in.spectral_points * std::log2(in.spectral_points));
   r.compute_s = r.single_gpu_s * double(f.points) / points;

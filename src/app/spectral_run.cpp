@@ -146,8 +146,8 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
 
   s.precision = spec.numerics.precision == "fp32" ? Precision::fp32 : Precision::fp64;
   s.overlap = spec.parallel.overlap;
-  s.stepper = spec.numerics.time_stepper;
-  s.dealiasing = spec.numerics.dealiasing;
+  s.stepper = spectral::stepper_names.parse(spec.numerics.time_stepper, "numerics.time_stepper");
+  s.dealiasing = spectral::dealiasing_names.parse(spec.numerics.dealiasing, "numerics.dealiasing");
   const double l_ref =
       spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
   s.nu = spec.physics.velocity * l_ref / spec.physics.reynolds;
@@ -169,7 +169,7 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
       spec.numerics.max_cfl > 0 ? spec.numerics.max_cfl : spectral::cfl_limit(s.stepper, s.dealiasing);
   if (spec.numerics.dt == 0 && spec.numerics.cfl > c.max_cfl)
     throw InputError(cat("numerics.cfl: ", spec.numerics.cfl, " is above the stability limit ", c.max_cfl,
-                         " of ", s.stepper, " (numerics.max_cfl); use a smaller value"));
+                         " of ", spec.numerics.time_stepper, " (numerics.max_cfl); use a smaller value"));
   if (spec.initial.type == "taylor_green") {
     for (int d = 1; d < s.dims; ++d)
       if (std::fabs(s.length[static_cast<std::size_t>(d)] - s.length[0]) > 1e-12 * s.length[0])
@@ -244,8 +244,9 @@ class SpectralModel final : public Model {
     block.offset = c.slabs.mine().offset;
     block.extent = c.slabs.mine().extent;
     grid_ = {block, {c.dx[0], c.dx[1], s_.dims == 3 ? c.dx[2] : c.dx[0]}};
-    k_max_ = s_.dealiasing == "phase_shift" ? g.kf[0] * std::sqrt(2.0) / 3.0 * double(g.n[0])
-                                            : g.kf[0] * double(g.kmax[0]);
+    k_max_ = s_.dealiasing == spectral::Dealiasing::phase_shift
+                 ? g.kf[0] * std::sqrt(2.0) / 3.0 * double(g.n[0])
+                 : g.kf[0] * double(g.kmax[0]);
   }
 
   void step() override { solver_.step(dt_); }
@@ -268,9 +269,10 @@ class SpectralModel final : public Model {
     stats_ = solver_.stats();
     const double cfl = stats_.cfl(dt_, c_.dx);
     if (stats_.nonfinite == 0 && cfl <= c_.max_cfl) return "";
-    return stats_.nonfinite > 0 ? cat(stats_.nonfinite, " grid points with NaN/Inf velocity")
-                                : cat("the CFL number reached ", cfl, ", above ", c_.max_cfl,
-                                      " (numerics.max_cfl, or the ", s_.stepper, " limit)");
+    return stats_.nonfinite > 0
+               ? cat(stats_.nonfinite, " grid points with NaN/Inf velocity")
+               : cat("the CFL number reached ", cfl, ", above ", c_.max_cfl, " (numerics.max_cfl, or the ",
+                     spectral::stepper_names(s_.stepper), " limit)");
   }
   std::string remedy() const override {
     return "use a smaller numerics.dt or numerics.cfl, or refine the grid";
@@ -313,7 +315,7 @@ class SpectralModel final : public Model {
     return {state_block(solver_.grid()), solver_.state_values(), solver_.state_bytes(), solver_.save_state()};
   }
   io::CheckpointMeta checkpoint_meta() const override {
-    return app::checkpoint_meta(spec_, "spectral", s_.stepper);
+    return app::checkpoint_meta(spec_, "spectral", spectral::stepper_names(s_.stepper));
   }
   double viscosity() const override { return s_.nu; }
   void velocity(std::vector<double>& out) override { solver_.velocity(out); }
@@ -338,8 +340,9 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   const spectral::Setup& s = c.setup;
   // Everything that can be bad input is checked before the output directory exists: a restart, and the
   // CFL of the initial state.
-  const Restart restart = find_restart(spec, opt, checkpoint_meta(spec, "spectral", s.stepper),
-                                       "time stepper (numerics.time_stepper)", comm);
+  const Restart restart =
+      find_restart(spec, opt, checkpoint_meta(spec, "spectral", spectral::stepper_names(s.stepper)),
+                   "time stepper (numerics.time_stepper)", comm);
   if (!restart.path.empty()) check_restart_time_step(restart.meta, spec.numerics.dt, restart.path);
   const RunStart start{restart.meta.step, !restart.path.empty()};
   const auto exchange = parallel::make_transpose_exchange(spec.parallel.comm, comm, c.p1);
@@ -371,10 +374,10 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   }
   const std::string parts = c.p1 > 1 ? cat(" pencils (", c.p1, " x ", comm.size() / c.p1, ")") : " slab(s)";
   if (comm.size() > 1) log::info(cat(parts.substr(1), " transposes through ", exchange->name()));
-  log::info(cat("spectral ", s.dims, "D ", s.stepper, " ", spec.numerics.precision, " ", s.dealiasing, ", ",
-                s.cells[0], " x ", s.cells[1], s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(),
-                " points, ", comm.size(), parts, " (", c.slabs.describe(), ", transposes: ", exchange->name(),
-                "); nu = ", s.nu, " m^2/s",
+  log::info(cat("spectral ", s.dims, "D ", spec.numerics.time_stepper, " ", spec.numerics.precision, " ",
+                spec.numerics.dealiasing, ", ", s.cells[0], " x ", s.cells[1],
+                s.dims == 3 ? cat(" x ", s.cells[2]) : std::string(), " points, ", comm.size(), parts, " (",
+                c.slabs.describe(), ", transposes: ", exchange->name(), "); nu = ", s.nu, " m^2/s",
                 s.hyperviscosity > 0
                     ? cat(", hyperviscosity ", s.hyperviscosity, " (order ", s.hyperviscosity_order, ")")
                     : std::string(),

@@ -5,6 +5,7 @@
 /// c[2k] = -c[2k-1], so opposite(i) is arithmetic and needs no table. Weights from Qian, d'Humieres &
 /// Lallemand (1992). The speed of sound is c_s^2 = 1/3 for all three.
 #include "backend/macros.hpp"
+#include "core/names.hpp"
 
 namespace eddy::lbm {
 
@@ -54,5 +55,11 @@ struct D3Q27 {
     return i == 0 ? 8.0 / 27.0 : (i < 7 ? 2.0 / 27.0 : (i < 19 ? 1.0 / 54.0 : 1.0 / 216.0));
   }
 };
+
+/// numerics.lattice: the velocity sets above.
+enum class Lattice { d2q9, d3q19, d3q27 };
+
+/// The words of `Lattice`, by enumerator.
+inline constexpr Names<Lattice, 3> lattice_names{{D2Q9::name, D3Q19::name, D3Q27::name}};
 
 }  // namespace eddy::lbm

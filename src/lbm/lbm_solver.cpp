@@ -29,11 +29,11 @@ std::unique_ptr<Solver> make_for_lattice(const Setup& s) {
 /// f(L{}) for the lattice L the setup names.
 template <class F>
 auto on_lattice(const Setup& s, F&& f) {
-  if (s.lattice == "D2Q9" && s.dims == 2) return f(D2Q9{});
-  if (s.lattice == "D3Q19" && s.dims == 3) return f(D3Q19{});
-  if (s.lattice == "D3Q27" && s.dims == 3) return f(D3Q27{});
-  throw InputError("numerics.lattice: '" + s.lattice + "' does not fit a " + std::to_string(s.dims) +
-                   "D domain (valid: D2Q9 in 2D; D3Q19, D3Q27 in 3D)");
+  if (s.lattice == Lattice::d2q9 && s.dims == 2) return f(D2Q9{});
+  if (s.lattice == Lattice::d3q19 && s.dims == 3) return f(D3Q19{});
+  if (s.lattice == Lattice::d3q27 && s.dims == 3) return f(D3Q27{});
+  throw InputError(std::string("numerics.lattice: '") + lattice_names(s.lattice) + "' does not fit a " +
+                   std::to_string(s.dims) + "D domain (valid: D2Q9 in 2D; D3Q19, D3Q27 in 3D)");
 }
 
 int storage_bytes(Precision p) { return p == Precision::fp64 ? 8 : p == Precision::fp32 ? 4 : 2; }
@@ -120,8 +120,6 @@ Real3 inlet_velocity(const Setup& s, int face, const index_t (&x)[3]) {
 }
 
 std::unique_ptr<Solver> make_solver(const Setup& s) {
-  if (s.collision != "bgk" && s.collision != "trt" && s.collision != "regularized")
-    throw InputError("numerics.collision: '" + s.collision + "' is not known (valid: bgk, trt, regularized)");
   return on_lattice(s, [&](auto lattice) { return make_for_lattice<decltype(lattice)>(s); });
 }
 

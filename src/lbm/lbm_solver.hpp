@@ -18,6 +18,8 @@
 #include "field/exchange.hpp"
 #include "field/taylor_green.hpp"
 #include "geometry/shape.hpp"
+#include "lbm/collisions.hpp"
+#include "lbm/lattice.hpp"
 
 namespace eddy::lbm {
 
@@ -34,8 +36,8 @@ struct Setup {
   std::vector<std::array<Int3, 2>> boxes;  ///< every rank's {offset, extent}, by rank (empty: one rank)
   int rank = 0;                            ///< this rank's index in `boxes`
   field::Exchanger* exchanger = nullptr;   ///< moves ghost populations between ranks (null: one rank)
-  std::string lattice = "D2Q9";            ///< D2Q9 | D3Q19 | D3Q27
-  std::string collision = "bgk";           ///< bgk | trt | regularized (recursive, Malaspinas 2015)
+  Lattice lattice = Lattice::d2q9;         ///< the velocity set (lattice.hpp)
+  Collision collision = Collision::bgk;    ///< the collision operator (collisions.hpp)
   Precision precision = Precision::fp64;   ///< population storage (arithmetic: FP64 for fp64, else FP32;
                                            ///< fp16: scaled IEEE half, lbm/storage_k.hpp)
   double tau = 0.6;                        ///< relaxation time (viscosity nu = (tau - 1/2) / 3)

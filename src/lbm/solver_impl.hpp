@@ -14,7 +14,7 @@
 #include "backend/profile.hpp"
 #include "core/error.hpp"
 #include "lbm/boundary_k.hpp"
-#include "lbm/collide_k.hpp"
+#include "lbm/collisions.hpp"
 #include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
 #include "lbm/lbm_solver.hpp"
@@ -574,16 +574,10 @@ class SolverImpl final : public Solver {
     extras.tau0 = R(setup_.tau), extras.les = R(les_factor());
     // In the frame of the stored numbers, where the update computes (stream_collide_k.hpp).
     for (int d = 0; d < 3; ++d) extras.force[d] = a.force[d] * R(population_unit<T>());
-    const double w = 1.0 / setup_.tau;
-    auto launch = [&](const auto& c) {
+    const CollisionRates rates{1.0 / setup_.tau, setup_.trt_magic};
+    with_collision<R, Les, Force>(setup_.collision, rates, extras, [&](const auto& c) {
       odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
-    };
-    if (setup_.collision == "trt")
-      launch(Trt<R, Les, Force>{R(w), R(trt_omega_minus(w, setup_.trt_magic)), extras, R(setup_.trt_magic)});
-    else if (setup_.collision == "regularized")
-      launch(Regularized<R, Les, Force>{R(w), extras});
-    else
-      launch(Bgk<R, Les, Force>{R(w), extras});
+    });
   }
 
   /// The whole interior, its inner box (one cell in from every face) and the shell around it, each

@@ -126,11 +126,9 @@ Adjoint2d::Adjoint2d(const Setup& s, field::TransposeExchange& exchange)
       fft_(grid_, exchange) {
   if (s.dims != 2) throw InputError("domain.cells: the adjoint solver is 2D (two cells entries)");
   if (s.precision != Precision::fp64) throw InputError("numerics.precision: the adjoint solver runs in fp64");
-  if (s.dealiasing != "two_thirds")
+  if (s.dealiasing != Dealiasing::two_thirds)
     throw InputError(
         "numerics.dealiasing: the adjoint solver needs two_thirds (phase shifts are not differentiated)");
-  if (s.stepper != "rk3" && s.stepper != "rk4")
-    throw InputError("numerics.time_stepper: '" + s.stepper + "' is not one of rk3, rk4");
   cs_ = fft_.complex_stride();
   rs_ = fft_.real_stride();
   w_.resize(static_cast<std::size_t>(5 * cs_));

@@ -93,7 +93,7 @@ class Adjoint2d {
   void step_frozen(C* u, const C* const* n, double dt);
   /// Its transpose: lambda = (du'/du)^T lambda, nbar[s] = (du'/dn_s)^T lambda.
   void step_frozen_adjoint(C* lambda, C* const* nbar, double dt);
-  int stages() const { return setup_.stepper == "rk3" ? 3 : 4; }
+  int stages() const { return rk_stages(setup_.stepper); }
 
   /// The loss after `steps` steps from w0 against `target`, and grad = dJ/dw0 (a field). snapshots >= 1:
   /// binomial checkpointing with that many stored states (the initial one included); snapshots = 0:

@@ -291,7 +291,7 @@ class SolverImpl final : public Solver {
   SolverImpl(const Setup& s, field::TransposeExchange& ex)
       : setup_(s),
         ex_(ex),
-        grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == "phase_shift")),
+        grid_(Grid::make(s.dims, s.cells, s.length, ex, s.dealiasing == Dealiasing::phase_shift)),
         fft_(grid_, ex, s.overlap),
         comps_(s.dims == 2 ? 1 : 3),
         inputs_(stage_inputs(s.dims)),
@@ -307,7 +307,7 @@ class SolverImpl final : public Solver {
     u_.resize(spec(comps_));
     acc_.resize(spec(comps_));
     // The stage value is kept only where something reads it back (step: NextInputs).
-    if (s.stepper == "rk3" || s.forcing.kind == Forcing::band_limited) x_.resize(spec(comps_));
+    if (s.stepper == Stepper::rk3 || s.forcing.kind == Forcing::band_limited) x_.resize(spec(comps_));
     w_.resize(spec(work_fields_));
     p_.resize(static_cast<std::size_t>(rs_ * work_fields_));
   }
@@ -388,7 +388,8 @@ class SolverImpl final : public Solver {
     // nothing in the step waits for the host: one rank (the transposes of several go through MPI) and no
     // band-limited force (its coefficient is a reduction each stage).
     const bool band = setup_.forcing.kind == Forcing::band_limited;
-    const int parity = setup_.stepper == "rk3" && setup_.dealiasing == "phase_shift" ? int(steps_ % 2) : 0;
+    const int parity =
+        setup_.stepper == Stepper::rk3 && setup_.dealiasing == Dealiasing::phase_shift ? int(steps_ % 2) : 0;
     const auto work = [this, dt, parity] { stages(dt, parity); };
     if (ex_.ranks() == 1 && !band) {
       std::uint64_t stamp = 0;
@@ -543,7 +544,7 @@ class SolverImpl final : public Solver {
     return f;
   }
   T scale() const { return T(1.0 / double(grid_.total_points())); }
-  int stage_count() const { return setup_.stepper == "rk3" ? 3 : 4; }
+  int stage_count() const { return rk_stages(setup_.stepper); }
   /// Transforms per stage of the classical step (transforms_of_step's floor).
   int classical_per_stage() const { return grid_.dims == 3 ? 9 : 5; }
 
@@ -555,9 +556,9 @@ class SolverImpl final : public Solver {
     // Phase shifts (when on): RK4 shifts stages 2 and 4, whose weights in the step (1/3, 1/6) cancel the
     // singly aliased errors of stages 3 and 1 (1/3, 1/6); RK3 shifts every other step.
     // Stage 1's inputs are in w_ already when the last step left them there (ready_).
-    const bool shifting = setup_.dealiasing == "phase_shift";
+    const bool shifting = setup_.dealiasing == Dealiasing::phase_shift;
     const bool band = setup_.forcing.kind == Forcing::band_limited;
-    if (setup_.stepper == "rk3") {
+    if (setup_.stepper == Stepper::rk3) {
       const bool shifted = shifting && parity == 1;
       if (!ready_) inputs(u_.data(), shifted);
       for (int s = 1; s <= 3; ++s) {
@@ -674,7 +675,7 @@ Footprint footprint(const Setup& s, int p1, int p2, int packed_sides) {
   const double points = double(f.points), modes = double(f.modes);
   // The state u, the RK accumulator, the stage value (RK3, band-limited forcing), the transform work in
   // wave-number space (w) and physical space (p).
-  const bool stage_value = s.stepper == "rk3" || s.forcing.kind == Forcing::band_limited;
+  const bool stage_value = s.stepper == Stepper::rk3 || s.forcing.kind == Forcing::band_limited;
   f.device_bytes = c * modes * ((2 + (stage_value ? 1 : 0)) * comps + work) + t * points * work;
   // Several ranks: the a-slab buffer (and the pencils' y buffer) of every field transformed together.
   if (P > 1) f.device_bytes += c * modes * work * (p1 > 1 ? 2 : 1);
@@ -691,15 +692,15 @@ Footprint footprint(const Setup& s, int p1, int p2, int packed_sides) {
   f.transient_bytes = std::max(sizeof(double) * s.dims * points, sizeof(double) * (lanes + 1) * shells);
   // Host: a field output (velocity and vorticity in double), the state of a checkpoint.
   f.host_bytes = std::max(sizeof(double) * (s.dims + (s.dims == 3 ? 3 : 1)) * points, c * modes * comps);
-  const int stages = s.stepper == "rk3" ? 3 : 4;
+  const int stages = rk_stages(s.stepper);
   f.transforms_per_step = stages * (stage_inputs(s.dims) + stage_products(s.dims));
   // What a transpose moves (slab_fft.hpp): slabs the kept ky (2D: kx) rows of the 2/3 rule, 2/3 of a
   // field, and of those in 3D only the kept kx columns where the transport copies straight between the
   // layouts (one-sided peer copies: 4/9); the pencils' transposes and phase shifts move every mode.
   const bool pencil = s.dims == 3 && p1 > 1;
-  const double kept = s.dealiasing != "two_thirds" || pencil ? 1.0
-                      : s.dims == 3 && packed_sides == 0     ? 4.0 / 9.0
-                                                             : 2.0 / 3.0;
+  const double kept = s.dealiasing != Dealiasing::two_thirds || pencil ? 1.0
+                      : s.dims == 3 && packed_sides == 0               ? 4.0 / 9.0
+                                                                       : 2.0 / 3.0;
   // Each exchange packs the a-slab side of the fields in flight (two, overlapped; else all of them) into
   // segments of its own (parallel/transpose.cpp), or both sides, or neither (one-sided copies).
   const double in_flight = s.overlap ? std::min(2, work) : work;
@@ -712,19 +713,16 @@ Footprint footprint(const Setup& s, int p1, int p2, int packed_sides) {
   return f;
 }
 
-double cfl_limit(const std::string& stepper, const std::string& dealiasing) {
-  const double radius = stepper == "rk3" ? std::sqrt(3.0) : 2.0 * std::sqrt(2.0);
-  const double kmax_dx = 2.0 * M_PI * (dealiasing == "phase_shift" ? std::sqrt(2.0) / 3.0 : 1.0 / 3.0);
+double cfl_limit(Stepper stepper, Dealiasing dealiasing) {
+  const double radius = stepper == Stepper::rk3 ? std::sqrt(3.0) : 2.0 * std::sqrt(2.0);
+  const double kmax_dx =
+      2.0 * M_PI * (dealiasing == Dealiasing::phase_shift ? std::sqrt(2.0) / 3.0 : 1.0 / 3.0);
   return radius / kmax_dx;
 }
 
 std::unique_ptr<Solver> make_solver(const Setup& s, field::TransposeExchange& exchange) {
   if (s.dims != 2 && s.dims != 3)
     throw InputError("domain.cells: the spectral solver needs 2 or 3 dimensions");
-  if (s.stepper != "rk3" && s.stepper != "rk4")
-    throw InputError("numerics.time_stepper: '" + s.stepper + "' is not one of rk3, rk4");
-  if (s.dealiasing != "two_thirds" && s.dealiasing != "phase_shift")
-    throw InputError("numerics.dealiasing: '" + s.dealiasing + "' is not one of two_thirds, phase_shift");
   const Forcing& f = s.forcing;
   if (f.kind == Forcing::kolmogorov && (s.dims < 2 || f.mode < 1 || f.mode > (s.cells[1] - 1) / 3))
     throw InputError("physics.forcing.wavenumber: the Kolmogorov mode " + std::to_string(f.mode) +

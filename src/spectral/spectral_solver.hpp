@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/names.hpp"
 #include "core/types.hpp"
 #include "field/slab.hpp"
 #include "field/taylor_green.hpp"
@@ -22,18 +23,29 @@
 
 namespace eddy::spectral {
 
+/// numerics.time_stepper: integrating-factor RK3 (SSP, Shu-Osher) or classical RK4.
+enum class Stepper { rk3, rk4 };
+inline constexpr Names<Stepper, 2> stepper_names{{"rk3", "rk4"}};
+
+/// numerics.dealiasing: the 2/3 rule, or the 2/3 rule with random phase shifts (navier_stokes_k.hpp).
+enum class Dealiasing { two_thirds, phase_shift };
+inline constexpr Names<Dealiasing, 2> dealiasing_names{{"two_thirds", "phase_shift"}};
+
+/// Runge-Kutta stages of a step.
+inline int rk_stages(Stepper s) { return s == Stepper::rk3 ? 3 : 4; }
+
 struct Setup {
   int dims = 2;                           ///< 2 or 3
   Int3 cells{64, 64, 1};                  ///< global grid points per direction
   Real3 length{1.0, 1.0, 1.0};            ///< box edges [m]
   Precision precision = Precision::fp64;  ///< storage and arithmetic (fp64 or fp32)
-  std::string stepper = "rk4";            ///< rk3 | rk4
-  std::string dealiasing = "two_thirds";  ///< two_thirds | phase_shift (navier_stokes_k.hpp)
-  double nu = 0.0;                        ///< kinematic viscosity [m^2/s]
-  double hyperviscosity = 0.0;            ///< nu_h [m^(2p)/s] of -nu_h (-lap)^p u
-  int hyperviscosity_order = 2;           ///< p
-  double drag = 0.0;                      ///< mu [1/s] of -mu u
-  Forcing forcing{};                      ///< body force (spectral/forcing_k.hpp)
+  Stepper stepper = Stepper::rk4;
+  Dealiasing dealiasing = Dealiasing::two_thirds;
+  double nu = 0.0;               ///< kinematic viscosity [m^2/s]
+  double hyperviscosity = 0.0;   ///< nu_h [m^(2p)/s] of -nu_h (-lap)^p u
+  int hyperviscosity_order = 2;  ///< p
+  double drag = 0.0;             ///< mu [1/s] of -mu u
+  Forcing forcing{};             ///< body force (spectral/forcing_k.hpp)
   bool overlap = true;  ///< several ranks: transposes overlapped with the FFTs (spectral/slab_fft.hpp)
 };
 
@@ -161,6 +173,6 @@ Footprint footprint(const Setup& s, int p1, int p2, int packed_sides);
 /// Stability limit of the stepper on the imaginary axis (radius sqrt(3) for rk3, 2 sqrt(2) for rk4) as a
 /// CFL number dt sum_i max|u_i| / dx_i, for the largest kept wave number (2 pi / 3) / dx (two_thirds:
 /// rk3 0.83, rk4 1.35) or sqrt(2) (2 pi / 3) / dx along an axis (phase_shift: rk3 0.58, rk4 0.95).
-double cfl_limit(const std::string& stepper, const std::string& dealiasing);
+double cfl_limit(Stepper stepper, Dealiasing dealiasing);
 
 }  // namespace eddy::spectral

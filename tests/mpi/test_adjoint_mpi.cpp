@@ -32,7 +32,7 @@ spectral::Setup setup() {
   s.dims = 2;
   s.cells = {40, 36, 1};  // nx/2 + 1 = 21 kx columns and 36 y rows: uneven splits
   s.length = {2 * M_PI, 2 * M_PI, 1.0};
-  s.stepper = "rk4";
+  s.stepper = spectral::Stepper::rk4;
   s.nu = 1e-2;
   return s;
 }
@@ -77,10 +77,10 @@ TEST(AdjointMpi, GradientAgreesWithOneRank) {
 TEST(AdjointMpi, OptimizeAgreesWithOneRank) {
   if (!backend::fft_available()) GTEST_SKIP();
   const parallel::Comm comm(MPI_COMM_WORLD), self(MPI_COMM_SELF);
-  const config::RunSpec spec =
-      config::load_file(std::string(EDDY_SOURCE_DIR) + "/cases/optimal_perturbation/optimal_perturbation2d.yaml",
-                        {"domain.cells=[32,30]", "optimize.spinup_steps=20", "optimize.horizon_steps=10",
-                         "optimize.iterations=3", "optimize.compare_storage=false"});
+  const config::RunSpec spec = config::load_file(
+      std::string(EDDY_SOURCE_DIR) + "/cases/optimal_perturbation/optimal_perturbation2d.yaml",
+      {"domain.cells=[32,30]", "optimize.spinup_steps=20", "optimize.horizon_steps=10",
+       "optimize.iterations=3", "optimize.compare_storage=false"});
   app::RunOptions opt;
   opt.quiet = true;
   opt.out_dir = "adjoint_mpi_np" + std::to_string(comm.size());

@@ -531,8 +531,8 @@ void check_agreement(int dims, const std::string& stepper, const std::string& de
   s.length = {2 * M_PI, 2 * M_PI, 2 * M_PI};
   s.nu = 0.01;
   s.drag = 0.02;
-  s.stepper = stepper;
-  s.dealiasing = dealiasing;
+  s.stepper = eddy::spectral::stepper_names.parse(stepper, "stepper");
+  s.dealiasing = eddy::spectral::dealiasing_names.parse(dealiasing, "dealiasing");
   s.forcing = forcing;
   const Outcome d = run_case(s, ex, 10), one = run_case(s, local, 10);
   const spectral::Grid g = spectral::Grid::make(dims, s.cells, s.length, ex);
@@ -674,8 +674,8 @@ double max_relative(const std::vector<double>& a, const std::vector<double>& b) 
   return a.size() == b.size() ? d / m : 1.0;
 }
 
-/// Taylor-Green 3D through the app (cases/taylor_green/tgv3d_spectral.yaml, FP64, 16 x 14 x 12, 20 RK4 steps) on P
-/// slabs agrees with the one-rank run to 1e-12 (round-off of transforms done in another order), with the
+/// Taylor-Green 3D through the app (cases/taylor_green/tgv3d_spectral.yaml, FP64, 16 x 14 x 12, 20 RK4 steps)
+/// on P slabs agrees with the one-rank run to 1e-12 (round-off of transforms done in another order), with the
 /// 2/3 rule (the pruned transposes move the kept ky rows only, 9 of 14: on 4 ranks of 4, 4, 3, 3 rows
 /// one rank keeps all, two one row, one all) and with the config's phase-shift sphere (13 of 14 kept:
 /// every row moves).

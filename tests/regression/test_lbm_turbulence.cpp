@@ -23,8 +23,8 @@ std::vector<double> channel(const std::string& collision, double tau, double mag
   lbm::Setup s;
   s.dims = 2;
   s.cells = {2, h, 1};
-  s.lattice = "D2Q9";
-  s.collision = collision;
+  s.lattice = lbm::Lattice::d2q9;
+  s.collision = lbm::collision_names.parse(collision, "collision");
   s.tau = tau;
   s.trt_magic = magic;
   s.smagorinsky = smagorinsky;

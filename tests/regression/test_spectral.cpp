@@ -42,10 +42,10 @@ app::RunResult run(const config::RunSpec& spec, const std::string& name, const s
 
 double taylor_vortex_error(const std::string& stepper, const std::string& precision,
                            const std::string& dealiasing = "two_thirds") {
-  const app::RunResult r =
-      run(load("taylor_green/tgv2d_spectral.yaml", {"numerics.time_stepper=" + stepper, "numerics.precision=" + precision,
-                                       "numerics.dealiasing=" + dealiasing}),
-          "tgv2d_spectral_" + stepper + "_" + precision + "_" + dealiasing);
+  const app::RunResult r = run(load("taylor_green/tgv2d_spectral.yaml",
+                                    {"numerics.time_stepper=" + stepper, "numerics.precision=" + precision,
+                                     "numerics.dealiasing=" + dealiasing}),
+                               "tgv2d_spectral_" + stepper + "_" + precision + "_" + dealiasing);
   EXPECT_NEAR(r.time, 1.0, 1e-12);  // the CFL time step is shortened to land on end_time
   std::printf("2D Taylor vortex %s %s: relative L2 error at t = 1: %.2e\n", stepper.c_str(),
               precision.c_str(), r.metric("velocity_l2_error"));
@@ -78,7 +78,7 @@ TEST(SpectralTaylorVortex2D, DragAndHyperviscosityDecayExactly) {
   s.drag = 0.3;
   s.hyperviscosity = 1e-3;
   for (const char* stepper : {"rk3", "rk4"}) {
-    s.stepper = stepper;
+    s.stepper = eddy::spectral::stepper_names.parse(stepper, "stepper");
     auto solver = spectral::make_solver(s, ex);
     field::TaylorGreen tg;
     tg.L = L;
@@ -138,7 +138,7 @@ spectral::Setup decaying_2d(const std::string& stepper) {
   s.length = {2 * M_PI, 2 * M_PI, 1.0};
   s.nu = 2e-3;
   s.drag = 0.05;
-  s.stepper = stepper;
+  s.stepper = eddy::spectral::stepper_names.parse(stepper, "stepper");
   return s;
 }
 
@@ -155,7 +155,7 @@ void check_budget_order(const spectral::Setup& s, double k_p, double order, int 
   std::printf(
       "energy budget %dD %s forcing %d: residual / budget %.2e (%d steps), %.2e (%d steps); observed "
       "order %.2f\n",
-      s.dims, s.stepper.c_str(), s.forcing.kind, r1 / scale, n, r2 / scale, 2 * n, p);
+      s.dims, spectral::stepper_names(s.stepper), s.forcing.kind, r1 / scale, n, r2 / scale, 2 * n, p);
   EXPECT_GT(p, order - 0.5);
   EXPECT_LT(p, order + 0.7);
   EXPECT_LT(r2 / scale, 1e-4);
@@ -192,7 +192,7 @@ spectral::Setup band_forced_3d(const std::string& stepper) {
   s.cells = {24, 24, 24};
   s.length = {2 * M_PI, 2 * M_PI, 2 * M_PI};
   s.nu = 0.01;
-  s.stepper = stepper;
+  s.stepper = eddy::spectral::stepper_names.parse(stepper, "stepper");
   s.forcing.kind = spectral::Forcing::band_limited;
   s.forcing.rate = 0.5;
   s.forcing.band[0] = 0.5, s.forcing.band[1] = 2.5;
@@ -205,17 +205,18 @@ TEST(SpectralEnergyBudget, BandForcing3dClosesToTheRk3Error) {
   check_budget_order(band_forced_3d("rk3"), 3.0, 3.0, 20);
 }
 
-/// Laminar Kolmogorov flow from rest (cases/kolmogorov_2d/kolmogorov2d_spectral.yaml, and 3D at 16^3): the advection
-/// term vanishes, and IF-RK4 with a constant force has the fixed point F / lambda times Simpson's rule of
-/// int_0^h exp(-lambda s) ds over its exact value, so the relative error at any time is that ratio minus 1:
-/// (lambda h)^4 / 2880 to leading order = 1.42e-12 at lambda h = 8e-3 (measured 1.42e-12). Bound: 1.1 times
-/// it plus 1e-13 for round-off.
+/// Laminar Kolmogorov flow from rest (cases/kolmogorov_2d/kolmogorov2d_spectral.yaml, and 3D at 16^3): the
+/// advection term vanishes, and IF-RK4 with a constant force has the fixed point F / lambda times Simpson's
+/// rule of int_0^h exp(-lambda s) ds over its exact value, so the relative error at any time is that ratio
+/// minus 1: (lambda h)^4 / 2880 to leading order = 1.42e-12 at lambda h = 8e-3 (measured 1.42e-12).
+/// Bound: 1.1 times it plus 1e-13 for round-off.
 TEST(SpectralKolmogorov, LaminarFlowIsExactToTheStepperError) {
   if (!backend::fft_available()) GTEST_SKIP();
   const double lh = 0.5 * 16 * 1e-3, bound = 1.1 * std::pow(lh, 4) / 2880 + 1e-13;
   const app::RunResult r2 = run(load("kolmogorov_2d/kolmogorov2d_spectral.yaml", {}), "kolmogorov2d");
-  const app::RunResult r3 = run(
-      load("kolmogorov_2d/kolmogorov2d_spectral.yaml", {"domain.cells=[16,16,16]", "run.end_time=0.5"}), "kolmogorov3d");
+  const app::RunResult r3 =
+      run(load("kolmogorov_2d/kolmogorov2d_spectral.yaml", {"domain.cells=[16,16,16]", "run.end_time=0.5"}),
+          "kolmogorov3d");
   std::printf("laminar Kolmogorov flow: relative L2 error %.3e (2D, t = 2), %.3e (3D, t = 0.5); bound %.3e\n",
               r2.metric("velocity_l2_error"), r3.metric("velocity_l2_error"), bound);
   EXPECT_GE(r2.metric("velocity_l2_error"), 0.0);

@@ -38,7 +38,7 @@ eddy::spectral::Setup setup(const std::string& stepper, int n = 32) {
   s.dims = 2;
   s.cells = {n, n, 1};
   s.length = {2 * M_PI, 2 * M_PI, 1.0};
-  s.stepper = stepper;
+  s.stepper = eddy::spectral::stepper_names.parse(stepper, "stepper");
   s.nu = 1e-2;
   return s;
 }
@@ -272,7 +272,8 @@ TEST(Revolve, GradientEqualsStoringEverything) {
 
 /// Bad input for `eddy optimize` is an InputError (exit 2) naming the key, before any file is written.
 TEST(Optimize, BadInputNamesTheKeyAndWritesNothing) {
-  const std::string cfg = std::string(EDDY_SOURCE_DIR) + "/cases/optimal_perturbation/optimal_perturbation2d.yaml";
+  const std::string cfg =
+      std::string(EDDY_SOURCE_DIR) + "/cases/optimal_perturbation/optimal_perturbation2d.yaml";
   auto error = [&](const std::vector<std::string>& sets) -> std::string {
     const eddy::parallel::Comm comm;
     eddy::app::RunOptions opt;

@@ -5,7 +5,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/parallel.hpp"
-#include "lbm/collide_k.hpp"
+#include "lbm/collisions.hpp"
 #include "lbm/lattice.hpp"
 
 namespace eddy::lbm {

@@ -61,8 +61,8 @@ lbm::Setup box(const std::string& lattice, const std::string& collision, Precisi
   lbm::Setup s;
   s.dims = lattice == "D2Q9" ? 2 : 3;
   s.cells = s.dims == 2 ? Int3{24, 20, 1} : Int3{12, 10, 8};
-  s.lattice = lattice;
-  s.collision = collision;
+  s.lattice = lbm::lattice_names.parse(lattice, "lattice");
+  s.collision = lbm::collision_names.parse(collision, "collision");
   s.precision = p;
   s.tau = 0.56;
   // Walls on y (the top one moving), periodic elsewhere: bulk, bounce-back and the moving-wall term.
@@ -212,7 +212,7 @@ TEST(TaylorGreenCells, DeviceSamplingEqualsTheHostPath) {
       lbm::Setup s;
       s.dims = lattice == "D2Q9" ? 2 : 3;
       s.cells = s.dims == 2 ? Int3{24, 20, 1} : Int3{12, 10, 8};
-      s.lattice = lattice;
+      s.lattice = lbm::lattice_names.parse(lattice, "lattice");
       s.precision = p;
       s.tau = 0.53;
       s.faces = {lbm::FaceKind::periodic, lbm::FaceKind::periodic, lbm::FaceKind::periodic,
@@ -340,7 +340,7 @@ TEST(HalfStorageSolver, D3Q19HoldsAtMost55BytesPerCell) {
   lbm::Setup s;
   s.dims = 3;
   s.cells = {254, 62, 62};
-  s.lattice = "D3Q19";
+  s.lattice = lbm::Lattice::d3q19;
   s.precision = Precision::fp16;
   s.faces = {lbm::FaceKind::periodic, lbm::FaceKind::periodic, lbm::FaceKind::periodic,
              lbm::FaceKind::periodic, lbm::FaceKind::periodic, lbm::FaceKind::periodic};

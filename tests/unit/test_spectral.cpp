@@ -214,8 +214,9 @@ TEST(Spectral, StepGraphsReplayTheSameSteps) {
   eddy::field::LocalTransposeExchange ex;
   for (const std::string stepper : {"rk4", "rk3"}) {
     eddy::spectral::Setup s = setup3d(16);
-    s.stepper = stepper;
-    s.dealiasing = stepper == "rk3" ? "phase_shift" : "two_thirds";
+    s.stepper = eddy::spectral::stepper_names.parse(stepper, "stepper");
+    s.dealiasing =
+        stepper == "rk3" ? eddy::spectral::Dealiasing::phase_shift : eddy::spectral::Dealiasing::two_thirds;
     auto a = eddy::spectral::make_solver(s, ex), b = eddy::spectral::make_solver(s, ex);
     a->set_velocity(taylor_green_3d(16)), b->set_velocity(taylor_green_3d(16));
     b->set_graphs(false);
@@ -374,13 +375,16 @@ TEST(Spectral, RandomSpectrumIsRealSolenoidalWithItsEnergy) {
 TEST(Spectral, SetupErrorsAreInputErrors) {
   eddy::field::LocalTransposeExchange ex;
   eddy::spectral::Setup s = setup3d(8);
-  s.stepper = "euler";
-  EXPECT_THROW(eddy::spectral::make_solver(s, ex), eddy::InputError);
+  EXPECT_THROW(eddy::spectral::stepper_names.parse("euler", "numerics.time_stepper"), eddy::InputError);
   s = setup3d(8, eddy::Precision::fp16);
   EXPECT_THROW(eddy::spectral::make_solver(s, ex), eddy::InputError);
-  EXPECT_NEAR(eddy::spectral::cfl_limit("rk4", "two_thirds"), 1.3505, 1e-4);
-  EXPECT_NEAR(eddy::spectral::cfl_limit("rk4", "phase_shift"), 0.9549, 1e-4);
-  EXPECT_NEAR(eddy::spectral::cfl_limit("rk3", "two_thirds"), 0.8270, 1e-4);
+  EXPECT_NEAR(eddy::spectral::cfl_limit(eddy::spectral::Stepper::rk4, eddy::spectral::Dealiasing::two_thirds),
+              1.3505, 1e-4);
+  EXPECT_NEAR(
+      eddy::spectral::cfl_limit(eddy::spectral::Stepper::rk4, eddy::spectral::Dealiasing::phase_shift),
+      0.9549, 1e-4);
+  EXPECT_NEAR(eddy::spectral::cfl_limit(eddy::spectral::Stepper::rk3, eddy::spectral::Dealiasing::two_thirds),
+              0.8270, 1e-4);
 }
 
 }  // namespace
@@ -621,8 +625,8 @@ TEST(Spectral, StepsDoNotDependOnWhatRunsBetweenThem) {
           eddy::spectral::Setup s = setup3d(dims == 3 ? 12 : 24, eddy::Precision::fp32);
           s.dims = dims;
           if (dims == 2) s.cells[2] = 1;
-          s.stepper = stepper;
-          s.dealiasing = dealiasing;
+          s.stepper = eddy::spectral::stepper_names.parse(stepper, "stepper");
+          s.dealiasing = eddy::spectral::dealiasing_names.parse(dealiasing, "dealiasing");
           s.nu = 0.01;
           if (band) {
             s.forcing.kind = eddy::spectral::Forcing::band_limited;
@@ -686,8 +690,8 @@ TEST(Spectral, TruncatedModesStayExactlyZero) {
           eddy::spectral::Setup s = setup3d(n, eddy::Precision::fp32);
           s.dims = dims;
           if (dims == 2) s.cells[2] = 1;
-          s.stepper = stepper;
-          s.dealiasing = dealiasing;
+          s.stepper = eddy::spectral::stepper_names.parse(stepper, "stepper");
+          s.dealiasing = eddy::spectral::dealiasing_names.parse(dealiasing, "dealiasing");
           s.nu = 0.01;
           s.forcing.kind = force;
           if (force == eddy::spectral::Forcing::kolmogorov) s.forcing.amplitude = 1.0, s.forcing.mode = 1;

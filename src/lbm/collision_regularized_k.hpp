@@ -1,0 +1,94 @@
+#pragma once
+/// Recursive regularized collision. One cell, pointwise; listed in lbm/collisions.hpp.
+#include "lbm/collide_k.hpp"
+
+namespace eddy::lbm {
+
+/// Recursive regularized collision (Malaspinas 2015; Coreixas et al. 2017), on shifted populations.
+///
+/// Why this operator: it is the cheapest of the high-Re-stable family (one pass over the populations for
+/// the moments, no per-direction equilibrium, no matrix), needs nothing but the local moments (so it
+/// keeps the one fused AA kernel and bitwise decomposition independence), has the same viscosity as BGK
+/// (omega), and removes the non-hydrodynamic ("ghost") moments whose growth makes BGK blow up when
+/// tau -> 1/2. Cumulant (Geier 2015) and KBC (Karlin 2014) are comparably stable but cost roughly 2-3x
+/// the arithmetic and registers (central moments, or an entropic stabiliser with a per-cell quadratic),
+/// which matters for a kernel that should stay memory-bound at < 64 registers.
+///
+/// The post-collision state is rebuilt from its Hermite coefficients:
+///   f_i = w_i [ rho + 3 c.(rho u + F/2) + 9/2 H2_i : A2 + H3 terms : A3 ]  (unshifted),
+///   A2 = rho u u + (1 - omega) a2_neq + (u F + F u)/2,    a2_neq = Pi_neq (with Guo's correction),
+///   A3 = rho u u u + (1 - omega) a3_neq,  a3_neq_abc = u_a a2_bc + u_b a2_ac + u_c a2_ab (recursive,
+///   Malaspinas 2015 Eq. 29: the Chapman-Enskog form of the third-order non-equilibrium moment).
+/// H2_ab = c_a c_b - delta_ab/3 and H3 are Hermite polynomials; only the third-order ones the lattice
+/// supports enter (Coreixas 2017 §III):
+///   D2Q9: H_xxy, H_xyy;  D3Q27: the six H_aab and H_xyz;
+///   D3Q19: no H_xyz, and H_xxy, H_yzz are not orthogonal on it (sum w H_xxy H_yzz = -1/27), so the
+///   orthogonal pairs P = H_xxy + H_yzz (norm 2/27) and M = H_xxy - H_yzz (norm 6/27) carry the
+///   coefficients A_xxy +- A_yzz with their discrete norms (and the same for (xzz, xyy), (yyz, xxz)):
+///   the projection that keeps those third moments exact on the lattice.
+/// Mass and momentum are exact (H2 and H3 have zero 0th and 1st moments on every lattice here), and
+/// with omega = 1 the result is the third-order equilibrium, a fixed point.
+template <class R, bool Les = false, bool Force = false>
+struct Regularized {
+  R omega;  ///< 1 / tau
+  CollisionExtras<R> extras{};
+  static constexpr const char* name = "regularized";
+  static Regularized make(const CollisionRates& r, const CollisionExtras<R>& extras) {
+    return {R(r.omega), extras};
+  }
+  template <class L>
+  EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
+    R p[6];
+    pi_neq<L, Force>(f, drho, u, extras.force, p, unit);
+    R w = omega;
+    if constexpr (Les) w = smagorinsky_omega(extras.tau0, extras.les, unit + drho, p);
+    const R rho = unit + drho, k = R(1) - w;
+    EDDY_UNROLL for (int a = 0; a < 6; ++a) p[a] *= k;  // (1 - omega) a2_neq
+    // A2 (xx yy zz xy xz yz) and the momentum with half the force.
+    R a2[6] = {rho * u[0] * u[0] + p[0], rho * u[1] * u[1] + p[1], rho * u[2] * u[2] + p[2],
+               rho * u[0] * u[1] + p[3], rho * u[0] * u[2] + p[4], rho * u[1] * u[2] + p[5]};
+    R j[3] = {rho * u[0], rho * u[1], rho * u[2]};
+    if constexpr (Force) {
+      add_force_stress(a2, u, extras.force);
+      j[0] += R(0.5) * extras.force[0], j[1] += R(0.5) * extras.force[1], j[2] += R(0.5) * extras.force[2];
+    }
+    // A3_aab = rho u_a u_a u_b + (1 - omega)(2 u_a a2_ab + u_b a2_aa), from the relaxed a2 above.
+    auto a3 = [&](int a, int b, R pab, R paa) {
+      return rho * u[a] * u[a] * u[b] + R(2) * u[a] * pab + u[b] * paa;
+    };
+    const R xxy = a3(0, 1, p[3], p[0]), xyy = a3(1, 0, p[3], p[1]);
+    R xxz = 0, xzz = 0, yyz = 0, yzz = 0, xyz = 0;
+    if constexpr (L::d == 3) {
+      xxz = a3(0, 2, p[4], p[0]), xzz = a3(2, 0, p[4], p[2]);
+      yyz = a3(1, 2, p[5], p[1]), yzz = a3(2, 1, p[5], p[2]);
+      xyz = rho * u[0] * u[1] * u[2] + u[0] * p[5] + u[1] * p[4] + u[2] * p[3];
+    }
+    constexpr R third = R(1.0 / 3.0);
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+      const R cx = R(L::c(i, 0)), cy = R(L::c(i, 1)), cz = R(L::c(i, 2));
+      const R h2 = (cx * cx - third) * a2[0] + (cy * cy - third) * a2[1] +
+                   (L::d == 3 ? (cz * cz - third) * a2[2] : R(0)) +
+                   R(2) * (cx * cy * a2[3] + cx * cz * a2[4] + cy * cz * a2[5]);
+      const R hxxy = (cx * cx - third) * cy, hxyy = (cy * cy - third) * cx;
+      R h3;
+      if constexpr (L::d == 2) {
+        h3 = R(13.5) * (hxxy * xxy + hxyy * xyy);
+      } else {
+        const R hxxz = (cx * cx - third) * cz, hxzz = (cz * cz - third) * cx;
+        const R hyyz = (cy * cy - third) * cz, hyzz = (cz * cz - third) * cy;
+        if constexpr (L::q == 27) {
+          h3 = R(13.5) * (hxxy * xxy + hxyy * xyy + hxxz * xxz + hxzz * xzz + hyyz * yyz + hyzz * yzz) +
+               R(27) * cx * cy * cz * xyz;
+        } else {
+          h3 = R(13.5) *
+                   ((hxxy + hyzz) * (xxy + yzz) + (hxzz + hxyy) * (xzz + xyy) + (hyyz + hxxz) * (yyz + xxz)) +
+               R(4.5) *
+                   ((hxxy - hyzz) * (xxy - yzz) + (hxzz - hxyy) * (xzz - xyy) + (hyyz - hxxz) * (yyz - xxz));
+        }
+      }
+      f[i] = R(L::w(i)) * (drho + R(3) * (cx * j[0] + cy * j[1] + cz * j[2]) + R(4.5) * h2 + h3);
+    }
+  }
+};
+
+}  // namespace eddy::lbm

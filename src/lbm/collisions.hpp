@@ -1,0 +1,35 @@
+#pragma once
+/// The collision operators, registered in one place: the `Collision` enumerator a config's
+/// numerics.collision names, its word, and the operator it builds. An operator is one file,
+/// collision_<name>_k.hpp: a struct `template <class R, bool Les, bool Force>` with its `name`, a
+/// `static make(const CollisionRates&, const CollisionExtras<R>&)` and the pointwise
+/// `operator()<L>(f, drho, u, unit)`. Adding one: lbm/README.md, "Adding a collision operator".
+#include "core/names.hpp"
+#include "lbm/collision_bgk_k.hpp"
+#include "lbm/collision_regularized_k.hpp"
+#include "lbm/collision_trt_k.hpp"
+
+namespace eddy::lbm {
+
+/// numerics.collision.
+enum class Collision { bgk, trt, regularized };
+
+/// The words of `Collision`, by enumerator.
+inline constexpr Names<Collision, 3> collision_names{
+    {Bgk<double>::name, Trt<double>::name, Regularized<double>::name}};
+
+/// f(op) with the operator `c` names, built from `rates` and `extras`, of arithmetic R and with the
+/// LES and forcing flags Les, Force.
+template <class R, bool Les, bool Force, class F>
+void with_collision(Collision c, const CollisionRates& rates, const CollisionExtras<R>& extras, F&& f) {
+  switch (c) {
+    case Collision::bgk:
+      return f(Bgk<R, Les, Force>::make(rates, extras));
+    case Collision::trt:
+      return f(Trt<R, Les, Force>::make(rates, extras));
+    case Collision::regularized:
+      return f(Regularized<R, Les, Force>::make(rates, extras));
+  }
+}
+
+}  // namespace eddy::lbm
