@@ -26,88 +26,118 @@ SlabFft<T>::SlabFft(const Grid& g, field::TransposeExchange& exchange, bool over
     : g_(g), ex_(exchange), overlap_(overlap) {
   real_stride_ = padded_stride(g.points());
   complex_stride_ = padded_stride(g.modes());
+  pencil_ = ex_.p1() > 1;
+  if (pencil_) {
+    if (g.dims != 3) throw Error("the pencil decomposition is for 3D boxes");
+    plan_pencils();
+  } else {
+    plan_slabs();
+    if (ex_.ranks() > 1) plan_kept_transposes();
+  }
+  share_work_area();
+}
+
+// The b-rows of the spectral array [a][b][c] are ky (3D: a full axis, both signs stored) or kx (2D: the
+// half axis of the r2c transform); the pencil's c-columns are kx.
+template <class T>
+bool SlabFft<T>::b_half() const {
+  return g_.dims == 2;
+}
+template <class T>
+index_t SlabFft<T>::b_extent() const {
+  return g_.kept_extent(g_.dims == 3 ? 1 : 0);
+}
+
+template <class T>
+void SlabFft<T>::plan_pencils() {
+  const Grid& g = g_;
+  FftLayout along_x;  // the local x-rows: (nx) x z_l y_l
+  along_x.n = {g.n[0]};
+  along_x.batch = g.na_local * g.ny_local;
+  r2c_.emplace(FftKind::r2c, along_x);
+  c2r_.emplace(FftKind::c2r, along_x);
+  FftLayout along_y;  // one z-plane [y][kx_l]: 1D along y over the kx_l columns
+  along_y.n = {g.n[1]};
+  along_y.batch = along_y.stride = g.nc_local;
+  along_y.in_dist = along_y.out_dist = 1;
+  along_y_fwd_.emplace(FftKind::c2c_forward, along_y);
+  along_y_bwd_.emplace(FftKind::c2c_backward, along_y);
+  kept_y_ = kept_columns(g.n[1], g.nc, true, g.kept_extent(0), g.c0, g.nc_local, 1, prune_y_);
+  FftLayout along_z;  // 1D along z over the local (ky, kx) columns of [z][ky_l][kx_l]
+  along_z.n = {g.na};
+  along_z.batch = along_z.stride = g.nb_local * g.nc_local;
+  along_z.in_dist = along_z.out_dist = 1;
+  along_a_fwd_.emplace(FftKind::c2c_forward, along_z);
+  along_a_bwd_.emplace(FftKind::c2c_backward, along_z);
+  kept_a_ = kept_columns(g.na, g.nb, b_half(), b_extent(), g.b0, g.nb_local, g.nc_local, prune_a_);
+  tmp_stride_ = padded_stride(g.na_local * g.ny_local * g.nc);
+  y_plane_ = padded_stride(g.n[1] * g.nc_local);  // aligned planes: each is one FFT call's array
+  ytmp_stride_ = padded_stride(g.na_local * y_plane_);
+}
+
+template <class T>
+void SlabFft<T>::plan_slabs() {
+  const Grid& g = g_;
   FftLayout whole;  // r2c shape of one field: 3D (nz, ny, nx), 2D (ny, nx)
   if (g.dims == 3)
     whole.n = {g.n[2], g.n[1], g.n[0]};
   else
     whole.n = {g.n[1], g.n[0]};
-  // The b-rows of the spectral array [a][b][c] are ky (3D: a full axis, both signs stored) or kx (2D: the
-  // half axis of the r2c transform); the pencil's c-columns are kx.
-  const bool b_half = g.dims == 2;
-  const index_t b_extent = g.kept_extent(g.dims == 3 ? 1 : 0);
-  pencil_ = ex_.p1() > 1;
-  if (pencil_) {
-    if (g.dims != 3) throw Error("the pencil decomposition is for 3D boxes");
-    FftLayout along_x;  // the local x-rows: (nx) x z_l y_l
-    along_x.n = {g.n[0]};
-    along_x.batch = g.na_local * g.ny_local;
-    r2c_.emplace(FftKind::r2c, along_x);
-    c2r_.emplace(FftKind::c2r, along_x);
-    FftLayout along_y;  // one z-plane [y][kx_l]: 1D along y over the kx_l columns
-    along_y.n = {g.n[1]};
-    along_y.batch = along_y.stride = g.nc_local;
-    along_y.in_dist = along_y.out_dist = 1;
-    along_y_fwd_.emplace(FftKind::c2c_forward, along_y);
-    along_y_bwd_.emplace(FftKind::c2c_backward, along_y);
-    kept_y_ = kept_columns(g.n[1], g.nc, true, g.kept_extent(0), g.c0, g.nc_local, 1, prune_y_);
-    FftLayout along_z;  // 1D along z over the local (ky, kx) columns of [z][ky_l][kx_l]
-    along_z.n = {g.na};
-    along_z.batch = along_z.stride = g.nb_local * g.nc_local;
-    along_z.in_dist = along_z.out_dist = 1;
-    along_a_fwd_.emplace(FftKind::c2c_forward, along_z);
-    along_a_bwd_.emplace(FftKind::c2c_backward, along_z);
-    kept_a_ = kept_columns(g.na, g.nb, b_half, b_extent, g.b0, g.nb_local, g.nc_local, prune_a_);
-    tmp_stride_ = padded_stride(g.na_local * g.ny_local * g.nc);
-    y_plane_ = padded_stride(g.n[1] * g.nc_local);  // aligned planes: each is one FFT call's array
-    ytmp_stride_ = padded_stride(g.na_local * y_plane_);
-  } else {
-    FftLayout planes;  // the local a-planes: 3D (ny, nx) x na_local, 2D (nx) x na_local
-    planes.n.assign(whole.n.begin() + 1, whole.n.end());
-    planes.batch = g.na_local;
-    kept_a_ = kept_columns(g.na, g.nb, b_half, b_extent, g.b0, g.nb_local, g.nc, prune_a_);
-    if (ex_.ranks() == 1) {
-      whole_r2c_.emplace(FftKind::r2c, whole);
-      whole_c2r_.emplace(FftKind::c2r, whole);
-    }
-    if (ex_.ranks() > 1 || prune_a_) {  // one rank: the pruned transform is planes + kept columns along a
-      r2c_.emplace(FftKind::r2c, planes);
-      c2r_.emplace(FftKind::c2r, planes);
-    }
-    if (ex_.ranks() > 1) {
-      FftLayout along_a;  // 1D along a over the local (b, c) columns of [a][b_local][c]
-      along_a.n = {g.na};
-      along_a.batch = g.nb_local * g.nc;
-      along_a.stride = g.nb_local * g.nc;
-      along_a.in_dist = along_a.out_dist = 1;
-      along_a_fwd_.emplace(FftKind::c2c_forward, along_a);
-      along_a_bwd_.emplace(FftKind::c2c_backward, along_a);
-      tmp_stride_ = padded_stride(g.na_local * g.nb * g.nc);
-      // The transposes of Modes::kept move the kept b-rows only where the whole axis keeps at most 80 % of
-      // its rows: a decision of the global grid alone, so every rank makes the same (the sizes of each
-      // message must agree on both sides), whichever ranks prune their c2c along a.
-      std::vector<field::RowRange> rows = kept_rows(g.nb, b_half, b_extent);
-      index_t kept = 0;
-      for (const field::RowRange& r : rows) kept += r.count;
-      if (worth_pruning(kept, g.nb)) {
-        index_t next = 0;
-        for (const field::RowRange& r : rows) {
-          if (r.lo > next) zeroed_b_.push_back({next, r.lo - next});
-          next = r.lo + r.count;
-        }
-        if (next < g.nb) zeroed_b_.push_back({next, g.nb - next});
-        moved_b_ = std::move(rows);
-        // 3D: of each moved ky row, the kx columns of the box (the c axis is the half axis kx >= 0)
-        const index_t columns = std::min(g.kept_extent(0) + 1, g.nc);
-        if (g.dims == 3 && worth_pruning(columns, g.nc)) moved_columns_ = columns;
-        const index_t moved = slab_shape(Modes::kept).moved_count(g.b0, g.nb_local);
-        // else the b-slab layout is the compact one; and where the exchange copies straight between the
-        // layouts (one-sided), into spec's rows as cheaply as into a compact buffer, and the c2c along a in
-        // place in spec is the faster (1024^3 on an H200: backward 0.97 ms a field in place, 1.43 out of
-        // place into the compact buffer: cases/benchmarks/results/2026-11-30i-h200)
-        if (moved < g.nb_local && !ex_.copies_between_layouts()) plan_compact(moved);
-      }
-    }
+  FftLayout planes;  // the local a-planes: 3D (ny, nx) x na_local, 2D (nx) x na_local
+  planes.n.assign(whole.n.begin() + 1, whole.n.end());
+  planes.batch = g.na_local;
+  kept_a_ = kept_columns(g.na, g.nb, b_half(), b_extent(), g.b0, g.nb_local, g.nc, prune_a_);
+  if (ex_.ranks() == 1) {
+    whole_r2c_.emplace(FftKind::r2c, whole);
+    whole_c2r_.emplace(FftKind::c2r, whole);
   }
+  if (ex_.ranks() > 1 || prune_a_) {  // one rank: the pruned transform is planes + kept columns along a
+    r2c_.emplace(FftKind::r2c, planes);
+    c2r_.emplace(FftKind::c2r, planes);
+  }
+  if (ex_.ranks() > 1) {
+    FftLayout along_a;  // 1D along a over the local (b, c) columns of [a][b_local][c]
+    along_a.n = {g.na};
+    along_a.batch = g.nb_local * g.nc;
+    along_a.stride = g.nb_local * g.nc;
+    along_a.in_dist = along_a.out_dist = 1;
+    along_a_fwd_.emplace(FftKind::c2c_forward, along_a);
+    along_a_bwd_.emplace(FftKind::c2c_backward, along_a);
+    tmp_stride_ = padded_stride(g.na_local * g.nb * g.nc);
+  }
+}
+
+// The transposes of Modes::kept move the kept b-rows only where the whole axis keeps at most 80 % of its
+// rows: a decision of the global grid alone, so every rank makes the same (the sizes of each message must
+// agree on both sides), whichever ranks prune their c2c along a.
+template <class T>
+void SlabFft<T>::plan_kept_transposes() {
+  const Grid& g = g_;
+  std::vector<field::RowRange> rows = kept_rows(g.nb, b_half(), b_extent());
+  index_t kept = 0;
+  for (const field::RowRange& r : rows) kept += r.count;
+  if (!worth_pruning(kept, g.nb)) return;
+  index_t next = 0;
+  for (const field::RowRange& r : rows) {
+    if (r.lo > next) zeroed_b_.push_back({next, r.lo - next});
+    next = r.lo + r.count;
+  }
+  if (next < g.nb) zeroed_b_.push_back({next, g.nb - next});
+  moved_b_ = std::move(rows);
+  // 3D: of each moved ky row, the kx columns of the box (the c axis is the half axis kx >= 0)
+  const index_t columns = std::min(g.kept_extent(0) + 1, g.nc);
+  if (g.dims == 3 && worth_pruning(columns, g.nc)) moved_columns_ = columns;
+  const index_t moved = slab_shape(Modes::kept).moved_count(g.b0, g.nb_local);
+  // else the b-slab layout is the compact one; and where the exchange copies straight between the
+  // layouts (one-sided), into spec's rows as cheaply as into a compact buffer, and the c2c along a in
+  // place in spec is the faster (1024^3 on an H200: backward 0.97 ms a field in place, 1.43 out of
+  // place into the compact buffer: cases/benchmarks/results/2026-11-30i-h200)
+  if (moved < g.nb_local && !ex_.copies_between_layouts()) plan_compact(moved);
+}
+
+// Every plan works in one shared work area, the size of the largest plan's.
+template <class T>
+void SlabFft<T>::share_work_area() {
   std::vector<FftPlan<T>*> plans;
   for (auto* p :
        {&whole_r2c_, &whole_c2r_, &r2c_, &c2r_, &along_a_fwd_, &along_a_bwd_, &along_y_fwd_, &along_y_bwd_})

@@ -87,6 +87,16 @@ class SlabFft {
   const Grid& grid() const { return g_; }
 
  private:
+  /// The constructor's parts: the plans of the pencil decomposition, or of the slabs (one rank: the whole
+  /// transforms), the kept-row transposes of several slabs, and the one work area all plans share.
+  void plan_pencils();
+  void plan_slabs();
+  void plan_kept_transposes();
+  void share_work_area();
+  /// The b axis of the spectral array [a][b][c]: the half axis kx (2D) or the full ky (3D), and the
+  /// extent of the dealiasing mask's box along it.
+  bool b_half() const;
+  index_t b_extent() const;
   void reserve_tmp(int fields);
   field::SlabShape row_shape() const;
   field::SlabShape column_shape() const;
