@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/file_kind.hpp"
 #include "geometry/predicates.hpp"
 
 namespace eddy::geometry {
@@ -48,7 +49,8 @@ int side(double ux, double uy, double vx, double vy, double px, double py) {
 std::string read_bytes(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError("cannot open " + in_file(path) + ": no such file");
-  if (fs::is_directory(path, ec)) throw InputError("cannot read " + in_file(path) + ": it is a directory");
+  if (const std::string why = not_regular_file(path); !why.empty())
+    throw InputError("cannot read " + in_file(path) + ": " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open " + in_file(path) + ": " + std::strerror(errno));
   std::string bytes;
