@@ -123,6 +123,14 @@ if cmp -s xmf.before hdr/fields/fields.xmf && cmp -s log.before hdr/run.log && c
 else
   fail "a refused restart changed fields.xmf, run.log or diagnostics.csv"
 fi
+# A checkpoint whose state has another shape than its cells attribute says (a 64 x 16 run relabelled
+# 32 x 32, the same dt): refused with no output directory made.
+expect 0 "stopped at step 100" -- run cav.yaml --out wide --set "domain.cells=[64,16]" --set "domain.length=[2,0.5]" \
+  --set run.steps=100 --set validation.reference=none
+"$py" -c "import h5py, sys; h5py.File(sys.argv[1], 'r+').attrs['cells'] = [32, 32]" wide/checkpoints/ckpt_00000100.h5
+expect 2 "dataset 'state'.*has shape \(16, 64, 9\), this run expects \(32, 32, 9\)" -- run cav.yaml --out fresh \
+  --restart wide/checkpoints/ckpt_00000100.h5
+absent fresh "a checkpoint of another shape"
 # A grid past what eddy can index: validate and run refuse it alike (and one past 64 bits).
 expect 2 "domain.cells: \\[10000000, 10000000, 10000000\\] is 1e\\+21 cells, more than eddy can index" -- \
   validate "$src/configs/cavity3d.yaml" --set "domain.cells=[10000000,10000000,10000000]"
