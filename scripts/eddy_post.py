@@ -125,6 +125,9 @@ def main(argv=None):
     except PostError as e:
         print(f"eddy_post.py {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # a file that cannot be read or written: bad input, as documented (exit 2)
+        print(f"eddy_post.py {args.command}: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

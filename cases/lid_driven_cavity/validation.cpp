@@ -42,24 +42,37 @@ std::string table_file(const config::RunSpec& spec) {
 
 /// The table's points for Re; InputError naming the file when it lacks that Re.
 Ghia read(const std::string& file, double re) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file + ": cannot read the Ghia reference table (validation.file)");
+  std::ifstream in = app::open_table(file, "Ghia reference table");
   Ghia g;
   g.reynolds = re;
   g.u_vs_y.name = "u/U along the vertical centreline x = 0.5";
   g.v_vs_x.name = "v/U along the horizontal centreline y = 0.5";
   std::string line;
   std::getline(in, line);  // header: re,line,coord,value
-  while (std::getline(in, line)) {
+  // Every row is checked, whichever Re it holds: a bad table is refused at start-up, naming file and line.
+  for (long n = 2; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::vector<std::string> f;
     std::istringstream s(line);
-    std::string f_re, f_line, f_coord, f_value;
-    if (!std::getline(s, f_re, ',') || !std::getline(s, f_line, ',') || !std::getline(s, f_coord, ',') ||
-        !std::getline(s, f_value))
-      continue;
-    if (std::fabs(std::stod(f_re) - re) > 1e-9 * re) continue;
-    Profile& p = f_line == "u_vs_y" ? g.u_vs_y : g.v_vs_x;
-    p.coord.push_back(std::stod(f_coord));
-    p.value.push_back(std::stod(f_value));
+    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
+    if (f.size() != 4)
+      throw InputError(log::cat(file, ":", n, ": expected 4 columns re,line,coord,value, got ", f.size(),
+                                ": '", line, "' (validation.file)"));
+    if (f[1] != "u_vs_y" && f[1] != "v_vs_x")
+      throw InputError(
+          log::cat(file, ":", n, ": column line: '", f[1], "' is not u_vs_y or v_vs_x (validation.file)"));
+    const double f_re = app::table_number(f[0], file, n, "re");
+    const double coord = app::table_number(f[2], file, n, "coord");
+    const double value = app::table_number(f[3], file, n, "value");
+    if (std::fabs(f_re - re) > 1e-9 * re) continue;
+    Profile& p = f[1] == "u_vs_y" ? g.u_vs_y : g.v_vs_x;
+    if (!p.coord.empty() && !(coord > p.coord.back()))
+      throw InputError(log::cat(file, ":", n, ": column coord: ", coord,
+                                " does not increase (the row before has ", p.coord.back(),
+                                "; validation.file)"));
+    p.coord.push_back(coord);
+    p.value.push_back(value);
   }
   if (g.u_vs_y.coord.empty() || g.v_vs_x.coord.empty())
     throw InputError(

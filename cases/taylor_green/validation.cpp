@@ -63,22 +63,30 @@ struct TgvReference {
 
   /// Lines starting with '#' and the header are skipped. InputError names the file.
   static TgvReference read(const std::string& file) {
-    std::ifstream in(file);
-    if (!in) throw InputError(file + ": cannot open the Taylor-Green reference (validation.file)");
+    std::ifstream in = app::open_table(file, "Taylor-Green reference");
     TgvReference r;
     std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == '#' || line[0] == 't') continue;
-      std::replace(line.begin(), line.end(), ',', ' ');
+    static const char* const names[] = {"t", "kinetic_energy", "dissipation", "enstrophy"};
+    for (long n = 1; std::getline(in, line); ++n) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty() || line[0] == '#' || (r.t.empty() && line[0] == 't')) continue;
+      std::vector<std::string> f;
       std::istringstream s(line);
+      for (std::string field; std::getline(s, field, ',');) f.push_back(field);
+      if (f.size() != 4)
+        throw InputError(log::cat(file, ":", n,
+                                  ": expected 4 columns t,kinetic_energy,dissipation,enstrophy, got ",
+                                  f.size(), ": '", line, "' (validation.file)"));
       double v[4];
-      if (!(s >> v[0] >> v[1] >> v[2] >> v[3]))
-        throw InputError(file + ": expected 't,kinetic_energy,dissipation,enstrophy' rows, got '" + line +
-                         "'");
+      for (std::size_t c = 0; c < 4; ++c) v[c] = app::table_number(f[c], file, n, names[c]);
+      if (!r.t.empty() && !(v[0] > r.t.back()))
+        throw InputError(log::cat(file, ":", n, ": column t: ", v[0],
+                                  " does not increase (the row before has ", r.t.back(),
+                                  "; validation.file)"));
       r.t.push_back(v[0]), r.energy.push_back(v[1]), r.dissipation.push_back(v[2]),
           r.enstrophy.push_back(v[3]);
     }
-    if (r.t.size() < 2) throw InputError(file + ": no data rows");
+    if (r.t.size() < 2) throw InputError(file + ": fewer than two data rows (validation.file)");
     return r;
   }
 

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/file_kind.hpp"
 #include "io/config/schema.hpp"
 
 namespace eddy::config {
@@ -1020,8 +1021,10 @@ RunSpec load_text(const std::string& yaml_text, const std::string& file_name,
 }
 
 RunSpec load_file(const std::string& path, const std::vector<std::string>& overrides) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory, not a config file");
+  if (const std::string why = not_regular_file(path); why == "it is a directory")
+    throw InputError(path + ": is a directory, not a config file");
+  else if (!why.empty() && why != "no such file")
+    throw InputError(path + ": cannot read the config file: " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open config file: " + std::strerror(errno));
   std::ostringstream text;

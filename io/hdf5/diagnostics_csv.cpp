@@ -61,10 +61,25 @@ void DiagnosticsCsv::open(const std::string& initial_text) {
   throw_if_any_failed(comm_, why.empty(), "cannot write diagnostics file '" + path_ + "': " + why);
 }
 
+void DiagnosticsCsv::check_append(const std::string& path, std::vector<std::string> columns,
+                                  const parallel::Comm& comm) {
+  const DiagnosticsCsv d(path, std::move(columns), comm, true);
+  std::string why;
+  if (comm.rank() == 0) {
+    std::ifstream in(path, std::ios::binary);
+    std::string old_header;
+    if (in && (std::getline(in, old_header), old_header != d.header()))
+      why = "its columns '" + old_header + "' differ from this run's '" + d.header() +
+            "'; move the old file away or restart with the same diagnostics";
+  }
+  throw_if_any_failed(comm, why.empty(), "cannot continue diagnostics file '" + path + "': " + why,
+                      /*input_error=*/true);
+}
+
 DiagnosticsCsv DiagnosticsCsv::open_append(const std::string& path, std::vector<std::string> columns,
                                            const parallel::Comm& comm, long keep_up_to_step) {
+  check_append(path, columns, comm);  // the header names these columns (or there is no file)
   DiagnosticsCsv d(path, std::move(columns), comm, true);
-  std::string why;
   std::string kept = d.header() + "\n";
   if (comm.rank() == 0) {
     std::ifstream in(path, std::ios::binary);
@@ -72,27 +87,18 @@ DiagnosticsCsv DiagnosticsCsv::open_append(const std::string& path, std::vector<
       std::stringstream all;
       all << in.rdbuf();
       const std::string text = all.str();
-      size_t pos = text.find('\n');
-      const std::string old_header = text.substr(0, pos);
-      if (old_header != d.header()) {
-        why = "its columns '" + old_header + "' differ from this run's '" + d.header() +
-              "'; move the old file away or restart with the same diagnostics";
-      } else {
-        // Keep complete lines whose step is <= keep_up_to_step; a line without its newline is torn.
-        while (pos != std::string::npos && pos + 1 < text.size()) {
-          const size_t end = text.find('\n', pos + 1);
-          if (end == std::string::npos) break;
-          const std::string line = text.substr(pos + 1, end - pos - 1);
-          char* stop = nullptr;
-          const long step = std::strtol(line.c_str(), &stop, 10);
-          if (stop != line.c_str() && *stop == ',' && step <= keep_up_to_step) kept += line + "\n";
-          pos = end;
-        }
+      // Keep complete lines whose step is <= keep_up_to_step; a line without its newline is torn.
+      for (size_t pos = text.find('\n'); pos != std::string::npos && pos + 1 < text.size();) {
+        const size_t end = text.find('\n', pos + 1);
+        if (end == std::string::npos) break;
+        const std::string line = text.substr(pos + 1, end - pos - 1);
+        char* stop = nullptr;
+        const long step = std::strtol(line.c_str(), &stop, 10);
+        if (stop != line.c_str() && *stop == ',' && step <= keep_up_to_step) kept += line + "\n";
+        pos = end;
       }
     }
   }
-  throw_if_any_failed(comm, why.empty(), "cannot continue diagnostics file '" + path + "': " + why,
-                      /*input_error=*/true);
   d.open(kept);
   // The kept rows as numbers, on every rank (the same everywhere: derived diagnostics stay collective).
   const std::string rows = comm.broadcast(kept);

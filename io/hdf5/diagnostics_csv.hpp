@@ -27,6 +27,11 @@ class DiagnosticsCsv {
   static DiagnosticsCsv open_append(const std::string& path, std::vector<std::string> columns,
                                     const parallel::Comm& comm, long keep_up_to_step);
 
+  /// Whether open_append would continue `path` (its header names these columns, or it does not exist),
+  /// reading only; eddy::InputError otherwise. A restart asks before it writes anything. Collective.
+  static void check_append(const std::string& path, std::vector<std::string> columns,
+                           const parallel::Comm& comm);
+
   DiagnosticsCsv(DiagnosticsCsv&&) noexcept = default;
   DiagnosticsCsv& operator=(DiagnosticsCsv&&) noexcept = default;
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/file_kind.hpp"
 #include "io/hdf5/agree.hpp"
 #include "io/hdf5/checksum.hpp"
 #include "io/hdf5/h5_detail.hpp"
@@ -166,6 +167,8 @@ FieldReader::FieldReader(const std::string& path) : s_(std::make_unique<State>()
   s_->path = path;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError("cannot open HDF5 file '" + path + "': no such file");
+  if (const std::string why = not_regular_file(path); !why.empty())
+    throw InputError("cannot open HDF5 file '" + path + "': " + why);
   h5::Id fapl = h5::plist(H5Pcreate(H5P_FILE_ACCESS));
   if (fapl.valid()) {
     H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);

@@ -4,6 +4,7 @@ Only the standard library is imported here, so `summary` (and the Slurm sweep co
 runs with any python3; numpy, h5py and matplotlib are imported by the subcommands that need them.
 """
 import csv
+import os
 import json
 import re
 import sys
@@ -159,14 +160,34 @@ def read_json(path):
 
 
 def read_csv_columns(path):
-    """A CSV with a header (lines starting with # skipped) as {column: [floats or strings]}."""
-    with open(path, newline="") as f:
-        rows = [r for r in csv.reader(line for line in f if not line.lstrip().startswith("#")) if r]
-    if not rows:
+    """A CSV with a header (lines starting with # skipped) as {column: [floats or strings]}.
+
+    A last line without its newline is what a running or killed eddy leaves while it appends a row: it is
+    left out, with a warning. Any other row whose field count differs from the header's is a PostError
+    naming the file and line."""
+    try:
+        with open(path, newline="", errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        raise PostError(f"{path}: cannot read ({e.strerror})") from None
+    lines = text.split("\n")
+    torn = lines[-1] != ""
+    if not torn:
+        lines.pop()
+    numbered = [(k + 1, line) for k, line in enumerate(lines)
+                if line.strip() and not line.lstrip().startswith("#")]
+    if torn and len(numbered) > 1 and numbered[-1][0] == len(lines):
+        warn(f"{path}:{numbered[-1][0]}: the last line is incomplete (a run still writing, or killed); "
+             "left out")
+        numbered.pop()
+    if not numbered:
         raise PostError(f"{path}: empty")
-    header = [h.strip() for h in rows[0]]
+    parsed = [(n, r) for n, r in ((n, next(csv.reader([line]))) for n, line in numbered) if r]
+    header = [h.strip() for h in parsed[0][1]]
     cols = {h: [] for h in header}
-    for r in rows[1:]:
+    for n, r in parsed[1:]:
+        if len(r) != len(header):
+            raise PostError(f"{path}:{n}: {len(r)} fields, but the header has {len(header)}")
         for h, v in zip(header, r):
             cols[h].append(_number(v))
     return cols
@@ -189,11 +210,24 @@ def write_csv(path, header, rows):
     return path
 
 
+def _write_line(stream, text):
+    """`text` and a newline on `stream`, file names as their bytes (a directory name that is not UTF-8
+    prints as it is on disk instead of raising)."""
+    stream.flush()
+    stream.buffer.write(os.fsencode(text) + b"\n")
+    stream.buffer.flush()
+
+
+def display_name(text):
+    """A file or directory name for tables and messages: bytes that are not UTF-8 shown as U+FFFD."""
+    return os.fsencode(str(text)).decode("utf-8", errors="replace")
+
+
 def report(*paths):
     """Print the files a subcommand wrote, one per line (scripts parse these)."""
     for p in paths:
-        print(f"wrote {p}")
+        _write_line(sys.stdout, f"wrote {p}")
 
 
 def warn(message):
-    print(f"eddy_post: warning: {message}", file=sys.stderr)
+    _write_line(sys.stderr, f"eddy_post: warning: {message}")

@@ -28,7 +28,12 @@ def plane(ff, name, component, axis, index):
         if comp == "magnitude":
             data = np.sqrt(np.sum(data**2, axis=-1))
         else:
-            c = AXES.index(comp) if comp in AXES else int(comp)
+            if len(comp) == 1 and comp in AXES:
+                c = AXES.index(comp)
+            elif comp.isdigit():
+                c = int(comp)
+            else:
+                raise PostError(f"--component {comp}: expected x, y, z, a component index or magnitude")
             if not 0 <= c < ncomp:
                 raise PostError(f"'{name}' has {ncomp} components; no component {comp}")
             data = data[..., c]

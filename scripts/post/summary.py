@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from .common import PostError, config_get, output_stem, parse_config, read_csv_columns, report, warn, write_csv
+from .common import PostError, config_get, display_name, output_stem, parse_config, read_csv_columns, report, warn, write_csv
 
 STOPPED = re.compile(r"stopped at step (\d+), t = (\S+) s: (.*?); (.*) over the run")
 RATE = re.compile(r"(\S+) MLUPS|\((\S+) million points/s\)")  # LBM; spectral (ms/step, then the rate)
@@ -44,7 +44,7 @@ def summarize(run_dir, keys=()):
     """A dict of the summary columns for one output directory (missing values are None)."""
     d = Path(run_dir)
     row = {c: None for c in BASE_COLUMNS + OPTIONAL_COLUMNS}
-    row["name"] = d.resolve().name
+    row["name"] = display_name(d.resolve().name)
     diag, log = d / "diagnostics.csv", d / "run.log"
     if not diag.is_file() and not log.is_file():
         raise PostError(f"{run_dir}: neither diagnostics.csv nor run.log; is this an eddy output directory?")
@@ -118,7 +118,7 @@ def run(args):
             if not args.skip_missing:
                 raise
             warn(str(e))
-            rows.append({"name": Path(d).name, "stop_reason": "no output"})
+            rows.append({"name": display_name(Path(d).name), "stop_reason": "no output"})
     columns = BASE_COLUMNS[:1] + keys + BASE_COLUMNS[1:]
     columns += [c for c in OPTIONAL_COLUMNS if any(r.get(c) is not None for r in rows)]
     if args.csv:

@@ -11,7 +11,8 @@
 # Restart chain: with `#SBATCH --signal=USR1@S` Slurm sends SIGUSR1 S seconds before the time limit;
 # eddy then writes a checkpoint and exits with 75 (and does the same at run.max_wall_time). The job then
 # submits its own script again as segment N+1, which runs `eddy run ... --restart auto`. A run that
-# finished (exit 0) is not resubmitted, and neither is one whose checkpoint did not advance.
+# finished (exit 0) is not resubmitted, and neither is one whose checkpoint did not advance in two
+# segments in a row (one segment without progress, a stop during the set-up, is resubmitted once).
 
 # Pin OpenMP threads (OMP_PLACES=cores, OMP_PROC_BIND=close) only where Slurm confines each rank to
 # its own cores (TaskPlugin task/affinity or task/cgroup): without that, every rank's threads would be
@@ -96,9 +97,17 @@ eddy_job() {
         eddy_job_log "segment $segment: eddy exited 75 but $EDDY_OUT/checkpoints/latest is missing; not resubmitting"
         return 75
       fi
+      # No progress: no step ran, as when the stop came during the set-up (Slurm's signal while a large
+      # checkpoint was read). One such segment is resubmitted; a second in a row ends the chain.
       if [[ $after == "$before" ]]; then
-        eddy_job_log "segment $segment: no progress (checkpoint still $after); not resubmitting"
-        return 75
+        if [[ -e $EDDY_OUT/slurm/stalled ]]; then
+          eddy_job_log "segment $segment: no progress (checkpoint still $after) twice in a row; not resubmitting"
+          return 75
+        fi
+        touch "$EDDY_OUT/slurm/stalled"
+        eddy_job_log "segment $segment: no progress (checkpoint still $after: stopped during the set-up?); resubmitting once"
+      else
+        rm -f "$EDDY_OUT/slurm/stalled"
       fi
       if ((segment + 1 >= ${EDDY_MAX_SEGMENTS:-20})); then
         eddy_job_log "segment $segment: checkpoint $after, but the chain reached EDDY_MAX_SEGMENTS=${EDDY_MAX_SEGMENTS:-20}; stopping"

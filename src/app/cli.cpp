@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "io/hdf5/field_file.hpp"
 #include "parallel/comm.hpp"
 #include "parallel/transport.hpp"
+#include "sim/signals.hpp"
 
 namespace eddy::app {
 namespace {
@@ -61,15 +63,20 @@ double to_positive(const std::string& flag, const std::string& v) {
   throw InputError(flag + " " + v + ": expected a positive number");
 }
 
-long to_long(const std::string& flag, const std::string& v) {
+/// A whole number in [1, max]; anything else (a sign, a fraction, past `max`) is refused, never wrapped.
+long to_long(const std::string& flag, const std::string& v, long max = std::numeric_limits<long>::max()) {
   try {
     std::size_t used = 0;
     const long n = std::stol(v, &used);
-    if (used == v.size() && n > 0) return n;
+    if (used == v.size() && n > 0 && n <= max && v[0] != '+' && v[0] != ' ') return n;
   } catch (const std::exception&) {
   }
-  throw InputError(flag + " " + v + ": expected a positive whole number");
+  throw InputError(
+      flag + " " + v + ": expected a positive whole number" +
+      (max < std::numeric_limits<long>::max() ? " up to " + std::to_string(max) : std::string()));
 }
+
+constexpr long int_max = std::numeric_limits<int>::max();
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -98,10 +105,15 @@ Args parse(int argc, char** argv) {
       a.quiet = true;
     } else if (s == "--restart" && a.verb == "run") {
       a.restart = value(s);
+      // An empty value would read as no --restart at all and start afresh over the checkpoints.
+      if (a.restart.empty())
+        throw InputError(
+            "--restart needs a value: auto (the newest valid checkpoint) or a checkpoint file\n" +
+            std::string(usage));
     } else if (s == "--json" && (a.verb == "bench" || a.verb == "plan")) {
       a.json = a.plan.json = value(s);
     } else if (a.verb == "plan" && (s == "--ranks" || s == "--nodes" || s == "--gpus-per-node")) {
-      const int n = static_cast<int>(to_long(s, value(s)));
+      const int n = static_cast<int>(to_long(s, value(s), int_max));
       (s == "--ranks" ? a.plan.ranks : s == "--nodes" ? a.plan.nodes : a.plan.gpus_per_node) = n;
     } else if (a.verb == "plan" && s == "--bench") {
       a.plan.bench = value(s);
@@ -121,7 +133,7 @@ Args parse(int argc, char** argv) {
     } else if (s == "--steps" && a.verb == "bench") {
       a.steps = to_long(s, value(s));
     } else if (s == "--repeat" && a.verb == "bench") {
-      a.repeats = static_cast<int>(to_long(s, value(s)));
+      a.repeats = static_cast<int>(to_long(s, value(s), 1000000));
     } else if (!s.empty() && s[0] == '-') {
       throw InputError("unknown option '" + s + "' for 'eddy " + a.verb + "'\n" + usage);
     } else if (a.config.empty() && a.verb != "info") {
@@ -225,6 +237,10 @@ int bench_suite(const Args& a, const parallel::Comm& comm) {
 }  // namespace
 
 int main_entry(int argc, char** argv) {
+  // `eddy run` takes its stop signals from the first instruction on: one that arrives while the set-up
+  // voxelizes a mesh, reads a checkpoint or allocates stops the run before its first step (exit 75)
+  // instead of killing it. The other verbs keep the default actions.
+  if (argc > 1 && std::string(argv[1]) == "run") sim::install_stop_signals();
   parallel::MpiSession mpi(&argc, &argv);
   const parallel::Comm comm;
   log::set_rank(comm.rank());
@@ -242,13 +258,13 @@ int main_entry(int argc, char** argv) {
     }
     if (a.verb == "plan") {  // no device and no MPI job needed: a login node
       const config::RunSpec spec = config::load_file(a.config, a.sets);
-      check_validation(spec);
+      check_run(spec);
       plan(spec, a.plan, comm.root());
       return exit_ok;
     }
     if (a.verb == "validate") {  // no device needed: works on a login node
       const config::RunSpec spec = config::load_file(a.config, a.sets);
-      check_validation(spec);
+      check_case(spec);
       log::info(a.config + ": valid");
       return exit_ok;
     }

@@ -1,6 +1,7 @@
 #include "app/geometry_case.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -64,6 +65,49 @@ geometry::ShapePtr make_body(const config::BodySpec& b, const config::RunSpec& s
   throw InputError(key + ".type: '" + b.type + "' is not a body type this build knows");
 }
 
+namespace {
+
+/// A body must make some cells solid and leave some fluid: one whose inside holds no cell centre would
+/// change nothing, one that holds every cell centre leaves no flow. The grid's centres inside the body's
+/// bounds are asked, and each scan stops at its first answer (an ordinary body: a few rows).
+void check_cover(const geometry::Shape& body, const config::RunSpec& spec, const std::string& key) {
+  const int dims = spec.dimensions();
+  std::array<index_t, 3> lo{0, 0, 0}, hi{1, 1, 1}, n{1, 1, 1};
+  Real3 dx{1.0, 1.0, 1.0};
+  const geometry::Aabb box = body.bounds();
+  bool whole = true;  // the bounds hold every cell centre
+  for (int d = 0; d < dims; ++d) {
+    const std::size_t a = static_cast<std::size_t>(d);
+    n[a] = spec.domain.cells[a], dx[a] = spec.domain.length[a] / double(n[a]);
+    lo[a] = std::clamp<index_t>(static_cast<index_t>(std::floor(box.lo[a] / dx[a] - 0.5)), 0, n[a]);
+    hi[a] = std::clamp<index_t>(static_cast<index_t>(std::ceil(box.hi[a] / dx[a] - 0.5)) + 1, 0, n[a]);
+    whole = whole && box.lo[a] <= 0.5 * dx[a] && box.hi[a] >= (double(n[a]) - 0.5) * dx[a];
+  }
+  auto centre = [&](index_t i, index_t j, index_t k) {
+    return Real3{(double(i) + 0.5) * dx[0], (double(j) + 0.5) * dx[1],
+                 dims == 3 ? (double(k) + 0.5) * dx[2] : 0.0};
+  };
+  bool any_inside = false;
+  for (index_t k = lo[2]; k < hi[2] && !any_inside; ++k)
+    for (index_t j = lo[1]; j < hi[1] && !any_inside; ++j)
+      for (index_t i = lo[0]; i < hi[0] && !any_inside; ++i) any_inside = body.inside(centre(i, j, k));
+  if (!any_inside)
+    throw InputError(
+        cat(key, ": the ", body.describe(), " holds no cell centre of the grid (cell size ", dx[0],
+            " m), so it would change nothing; make it larger, refine domain.cells or remove it"));
+  if (!whole) return;
+  bool any_outside = false;
+  for (index_t k = 0; k < n[2] && !any_outside; ++k)
+    for (index_t j = 0; j < n[1] && !any_outside; ++j)
+      for (index_t i = 0; i < n[0] && !any_outside; ++i) any_outside = !body.inside(centre(i, j, k));
+  if (!any_outside)
+    throw InputError(
+        cat(key, ": the ", body.describe(),
+            " covers every cell of the domain, so no fluid is left; make it smaller than domain.length"));
+}
+
+}  // namespace
+
 std::vector<std::shared_ptr<const geometry::Shape>> make_bodies(const config::RunSpec& spec) {
   std::vector<std::shared_ptr<const geometry::Shape>> out;
   const int dims = spec.dimensions();
@@ -80,6 +124,7 @@ std::vector<std::shared_ptr<const geometry::Shape>> make_bodies(const config::Ru
                            " m along ", "xyz"[d], ", outside the domain [0, ", L,
                            "] m; a body must lie inside domain.length"));
     }
+    check_cover(*s, spec, key);
     out.push_back(std::move(s));
   }
   return out;

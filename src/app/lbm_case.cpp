@@ -30,6 +30,18 @@ LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm) {
   return c;
 }
 
+namespace {
+double reference_length(const config::RunSpec& spec) {
+  return spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
+}
+}  // namespace
+
+lbm::Units lbm_units(const config::RunSpec& spec) {
+  return lbm::Units::make(reference_length(spec), spec.physics.velocity, spec.physics.reynolds,
+                          spec.domain.length[0] / static_cast<double>(spec.domain.cells[0]),
+                          spec.numerics.lattice_velocity, spec.physics.density);
+}
+
 LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
   if (spec.parallel.autotune)
     throw InputError(
@@ -41,9 +53,8 @@ LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
   for (int d = 0; d < dims; ++d)
     cells[static_cast<std::size_t>(d)] = spec.domain.cells[static_cast<std::size_t>(d)];
   const double dx = spec.domain.length[0] / static_cast<double>(cells[0]);
-  c.length_ref = spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
-  c.units = lbm::Units::make(c.length_ref, spec.physics.velocity, spec.physics.reynolds, dx,
-                             spec.numerics.lattice_velocity, spec.physics.density);
+  c.length_ref = reference_length(spec);
+  c.units = lbm_units(spec);
   // Cells are cubes: every edge must be a whole number of dx.
   for (int d = 1; d < dims; ++d) {
     const double dxd = spec.domain.length[static_cast<std::size_t>(d)] /

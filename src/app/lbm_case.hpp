@@ -22,6 +22,9 @@ struct LbmCase {
   std::unique_ptr<field::Exchanger> exchanger;  ///< ghost populations between ranks (parallel.comm)
 };
 
+/// The lattice units of the config: dx from domain.cells and domain.length, dt from the lattice velocity.
+lbm::Units lbm_units(const config::RunSpec& spec);
+
 /// Lattice units, decomposition and solver setup from the config (InputError for what the LBM cannot
 /// do, before anything is written). Collective.
 LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm);

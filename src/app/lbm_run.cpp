@@ -246,6 +246,8 @@ class LbmModel final : public Model {
   std::vector<double> rho_, vel_, density_, pressure_;
 };
 
+const std::vector<std::string> coefficient_columns{"drag_coefficient", "lift_coefficient"};
+
 /// The first body's coefficients, sampled 50 times per convective time D/U for the Strouhal number and
 /// the extremes of an unsteady run, and written to coefficients.csv as they are taken. A restart reads
 /// back the samples of the run it continues (exactly: the file holds round-trip decimals), so the
@@ -254,7 +256,7 @@ std::unique_ptr<io::DiagnosticsCsv> add_coefficients(const config::RunSpec& spec
                                                      const RunOutput& out, sim::Simulation& simulation,
                                                      CoefficientSeries& series) {
   if (!(model.coefficient_unit() > 0)) return nullptr;
-  auto csv = out.open_csv("coefficients.csv", {"drag_coefficient", "lift_coefficient"});
+  auto csv = out.open_csv("coefficients.csv", coefficient_columns);
   const std::size_t cd_at = csv->position("drag_coefficient"), cl_at = csv->position("lift_coefficient");
   for (const std::vector<double>& r : csv->earlier_rows())
     series.t.push_back(r[1]), series.cd.push_back(r[cd_at]), series.cl.push_back(r[cl_at]);
@@ -295,7 +297,6 @@ void add_steady_check(const config::RunSpec& spec, const LbmCase& c, lbm::Solver
 }  // namespace
 
 RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
-  check_validation(spec);
   const LbmCase c = make_lbm_case(spec, comm);
   const lbm::Units& u = c.units;
   // A restart is checked before anything is written.
@@ -303,17 +304,25 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
       find_restart(spec, opt, checkpoint_meta(spec, "lbm", lbm::lattice_names(c.setup.lattice)),
                    "lattice (numerics.lattice)", comm);
   if (!restart.path.empty()) check_restart_time_step(restart.meta, u.dt, restart.path);
-  RunOutput out(spec, opt, comm);
+  // The solver and its state come before the output directory: a checkpoint whose state does not fit is
+  // refused (exit 2) with nothing written.
   auto solver = lbm::make_solver(c.setup);
   const RunStart start{restart.meta.step, !restart.path.empty()};
-  if (start.restarted) {
+  if (start.restarted)
     solver->load_state(io::read_checkpoint_state(restart.path, c.block, solver->q(), solver->state_bytes()),
                        start.step);
+  else
+    initialize(*solver, spec, c);
+  LbmModel model(spec, c, *solver, comm);
+  if (start.restarted) {
+    check_resume(spec, opt, "diagnostics.csv", model.columns(), comm);
+    if (model.coefficient_unit() > 0) check_resume(spec, opt, "coefficients.csv", coefficient_columns, comm);
+  }
+  RunOutput out(spec, opt, comm);
+  if (start.restarted) {
     out.resume_at(start.step);
     log::info(
         cat("restarted from ", restart.path, " at step ", start.step, ", t = ", restart.meta.time, " s"));
-  } else {
-    initialize(*solver, spec, c);
   }
   log::info(cat("LBM ", lbm::lattice_names(c.setup.lattice), " ", lbm::collision_names(c.setup.collision),
                 " ", spec.numerics.precision, ", ", c.block.global_cells(), " cells; dx = ", u.dx,
@@ -326,7 +335,6 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   if (comm.size() > 1)
     log::info(cat("decomposition: ", c.decomposition.describe(), "; halo exchange ", c.exchanger->name()));
 
-  LbmModel model(spec, c, *solver, comm);
   sim::Simulation simulation(u.dt, {spec.run.end_time, spec.run.steps});
   simulation.set_step_count(start.step);
   simulation.set_step([&] { model.step(); });

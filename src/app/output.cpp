@@ -182,6 +182,11 @@ Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const i
   return r;
 }
 
+void check_resume(const config::RunSpec& spec, const RunOptions& opt, const std::string& file,
+                  const std::vector<std::string>& columns, const parallel::Comm& comm) {
+  io::DiagnosticsCsv::check_append((RunOutput::directory(spec, opt) / file).string(), columns, comm);
+}
+
 RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, const RunOutput& out,
                      long start_step, bool restarted,
                      const std::function<void(const sim::Clock&)>& write_checkpoint, double points,
@@ -194,7 +199,15 @@ RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, c
   const sim::Clock& clk = simulation.clock();
   RunResult r;
   r.interrupted = why == sim::StopReason::requested || why == sim::StopReason::wall_time;
-  if (r.interrupted) write_checkpoint(clk);
+  const bool stepped = clk.step > start_step;
+  // A restart stopped before its first step keeps the checkpoint it started from as the newest; a fresh
+  // run checkpoints its initial state, so that --restart auto continues either.
+  if (r.interrupted && (stepped || !restarted)) write_checkpoint(clk);
+  if (r.interrupted && !stepped)
+    log::warn(cat(sim::to_string(why), " before the first step (during the set-up); ",
+                  restarted ? "the checkpoint it restarted from is still the newest"
+                            : "the initial state is checkpointed",
+                  ": continue with --restart auto (exit 75)"));
   r.steps = clk.step;
   r.time = clk.time;
   r.stop_reason = sim::to_string(why);

@@ -130,6 +130,12 @@ struct Restart {
 Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const io::CheckpointMeta& now,
                      const std::string& scheme_key, const parallel::Comm& comm);
 
+/// A restart, before anything is written: the time series `file` of the output directory (columns after
+/// step,time) must be one the run can continue (io::DiagnosticsCsv::check_append), else InputError.
+/// Collective.
+void check_resume(const config::RunSpec& spec, const RunOptions& opt, const std::string& file,
+                  const std::vector<std::string>& columns, const parallel::Comm& comm);
+
 /// The end of every solver's run: the initial actions (fresh starts only), the checkpoint schedule, the
 /// run, a checkpoint when it stops early, and the summary lines in run.log. `points` are the cells or
 /// grid points one step updates; `rate_unit` names the throughput ("MLUPS" for the LBM, "million

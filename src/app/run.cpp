@@ -1,13 +1,61 @@
 #include "app/run.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "app/lbm_case.hpp"
 #include "app/plan.hpp"
+#include "app/spectral_case.hpp"
 #include "backend/backend.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/memory.hpp"
 
 namespace eddy::app {
 
+void check_schedules(const config::RunSpec& spec, double dt) {
+  const std::pair<const char*, double> intervals[] = {
+      {"output.fields.every", spec.output.fields.every.time},
+      {"output.diagnostics.every", spec.output.diagnostics.every.time},
+      {"output.checkpoint.every", spec.output.checkpoint.every.time},
+      {"run.end_time", spec.run.end_time}};
+  for (const auto& [key, t] : intervals)
+    if (t > 0 && t < dt * (1 - 1e-9))
+      throw InputError(log::cat(key, ": ", t, std::string(key).rfind("output.", 0) == 0 ? "t" : " s",
+                                " is shorter than one time step (dt = ", dt,
+                                " s); use a step count (e.g. 1) or a time of at least ", dt, " s"));
+}
+
+void check_run(const config::RunSpec& spec) {
+  check_validation(spec);
+  // Cells and their largest derived index (the LBM's populations of every padded cell, 27 x 2 rows of
+  // padding) must fit a 64-bit index.
+  const double limit = double(std::numeric_limits<index_t>::max()) / 64.0;
+  double cells = 1.0;
+  std::string text;
+  for (long n : spec.domain.cells)
+    cells *= double(n), text += (text.empty() ? "[" : ", ") + std::to_string(n);
+  if (cells > limit)
+    throw InputError(log::cat("domain.cells: ", text, "] is ", cells, " cells, more than eddy can index (",
+                              limit, "); use fewer cells"));
+  if (spec.solver == "lbm") check_schedules(spec, lbm_units(spec).dt);
+  if (spec.solver == "spectral" && spec.numerics.dt > 0) check_schedules(spec, spec.numerics.dt);
+}
+
+void check_case(const config::RunSpec& spec) {
+  check_run(spec);
+  long ranks = 1;
+  for (long n : spec.parallel.ranks) ranks *= n;
+  const int size = static_cast<int>(std::clamp(ranks, 1L, 1L << 30));
+  // The LBM's footprint sizes rank 0's arrays as the solver will (lbm::footprint): a block too large to
+  // index is refused here as in `run`.
+  if (spec.solver == "lbm") (void)lbm::footprint(make_lbm_case(spec, size, 0).setup, false);
+  if (spec.solver == "spectral") (void)make_spectral_case(spec, size, 0);
+}
+
 RunResult run(const config::RunSpec& spec, const RunOptions& options, const parallel::Comm& comm) {
+  check_run(spec);
   // A block that does not fit the device is refused before anything is allocated or written (every rank
   // finds the same, from the config, the rank count and the smallest device). The CPU backend's device
   // memory is the host's, shared by the node's ranks. A GPU keeps 1.5 GiB free for the runtime, FFT work

@@ -46,6 +46,19 @@ struct RunResult {
   double metric(const std::string& name) const { return app::metric(validations, name); }
 };
 
+/// The checks of a config that need no device and write nothing, the same for `eddy validate` and
+/// `eddy run` (run() calls it first): the validation's reference data (check_validation), a grid that
+/// eddy can index, and the schedules against the time step where the config fixes it (the LBM's; a
+/// spectral numerics.dt). InputError (exit 2) naming the key.
+void check_run(const config::RunSpec& spec);
+/// `eddy validate`: check_run, then the case's set-up as rank 0 of the job that parallel.ranks names (one
+/// rank without it): make_lbm_case (its bodies included) or make_spectral_case, the functions `run` uses,
+/// without a device, MPI or output.
+void check_case(const config::RunSpec& spec);
+/// Every physical-time interval of output.fields/diagnostics/checkpoint.every and run.end_time must be at
+/// least one time step `dt`: a shorter one is refused (InputError naming the key, the interval and dt).
+void check_schedules(const config::RunSpec& spec, double dt);
+
 /// Run the configured case to its end. Collective over `comm`.
 RunResult run(const config::RunSpec& spec, const RunOptions& options, const parallel::Comm& comm);
 

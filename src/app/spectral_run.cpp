@@ -237,8 +237,9 @@ void check_restart_time_step(const io::CheckpointMeta& ckpt, double fixed_dt, co
 /// The spectral solver as the run sees it.
 class SpectralModel final : public Model {
  public:
-  SpectralModel(const config::RunSpec& spec, const SpectralCase& c, spectral::Solver& solver, double dt)
-      : spec_(spec), c_(c), s_(c.setup), solver_(solver), dt_(dt) {
+  SpectralModel(const config::RunSpec& spec, const SpectralCase& c, spectral::Solver& solver, double dt,
+                const parallel::Comm& comm)
+      : spec_(spec), c_(c), s_(c.setup), solver_(solver), comm_(comm), dt_(dt) {
     const spectral::Grid& g = solver.grid();
     io::Block block = io::Block::whole(s_.dims, s_.cells);
     block.offset = c.slabs.mine().offset;
@@ -264,15 +265,56 @@ class SpectralModel final : public Model {
     return {{"wavenumber", std::move(sp.k), "1/m"}, {"energy_spectrum", std::move(sp.energy), "m^3/s^2"}};
   }
 
-  /// NaN/Inf, or a CFL number past the stepper's limit.
+  /// NaN/Inf, or a CFL number past the stepper's limit, naming the grid point (the first non-finite one,
+  /// else the fastest; the lowest global index on ties) and its rank, as the LBM does.
   std::string health(const sim::Clock&) override {
     stats_ = solver_.stats();
     const double cfl = stats_.cfl(dt_, c_.dx);
     if (stats_.nonfinite == 0 && cfl <= c_.max_cfl) return "";
-    return stats_.nonfinite > 0
-               ? cat(stats_.nonfinite, " grid points with NaN/Inf velocity")
-               : cat("the CFL number reached ", cfl, ", above ", c_.max_cfl, " (numerics.max_cfl, or the ",
-                     spectral::stepper_names(s_.stepper), " limit)");
+    const std::string what =
+        stats_.nonfinite > 0 ? cat(stats_.nonfinite, " grid points with NaN/Inf velocity; the first")
+                             : cat("the CFL number reached ", cfl, ", above ", c_.max_cfl,
+                                   " (numerics.max_cfl, or the ", spectral::stepper_names(s_.stepper), " limit), the fastest point");
+    return what + where(stats_.nonfinite > 0);
+  }
+  /// " at cell (i, j[, k]) on rank r": the point a failed health check names. Collective; runs on the
+  /// failure path only, from the velocity in physical space of this rank's box.
+  std::string where(bool nonfinite) {
+    solver_.velocity(vel_);
+    const io::Block& b = grid_.block;
+    const int dims = s_.dims;
+    constexpr long none = std::numeric_limits<long>::max();
+    long first = none, fastest = none;
+    double top = -1.0;
+    for (index_t z = 0; z < b.extent[2]; ++z)
+      for (index_t y = 0; y < b.extent[1]; ++y)
+        for (index_t x = 0; x < b.extent[0]; ++x) {
+          const index_t local = (z * b.extent[1] + y) * b.extent[0] + x;
+          const long global = static_cast<long>(
+              ((z + b.offset[2]) * b.global[1] + y + b.offset[1]) * b.global[0] + x + b.offset[0]);
+          double s2 = 0.0;
+          for (int d = 0; d < dims; ++d) {
+            const double v = vel_[static_cast<std::size_t>(local * dims + d)];
+            s2 += v * v;
+          }
+          if (!std::isfinite(s2)) {
+            first = std::min(first, global);
+          } else if (s2 > top) {
+            top = s2, fastest = global;
+          }
+        }
+    long cell = 0;
+    if (nonfinite) {
+      cell = -comm_.max(-first);
+    } else {
+      const double speed = comm_.max(top);
+      cell = -comm_.max(-(top == speed ? fastest : none));
+    }
+    const bool mine = cell == first || (!nonfinite && cell == fastest);
+    const long owner = comm_.max(mine ? long(comm_.rank()) : -1L);
+    const long nx = static_cast<long>(b.global[0]), ny = static_cast<long>(b.global[1]);
+    return cat(" at cell (", cell % nx, ", ", (cell / nx) % ny,
+               dims == 3 ? cat(", ", cell / (nx * ny)) : std::string(), ") on rank ", owner);
   }
   std::string remedy() const override {
     return "use a smaller numerics.dt or numerics.cfl, or refine the grid";
@@ -325,6 +367,7 @@ class SpectralModel final : public Model {
   const SpectralCase& c_;
   const spectral::Setup& s_;
   spectral::Solver& solver_;
+  const parallel::Comm& comm_;
   double dt_;
   FieldGrid grid_;
   double k_max_ = 0.0;
@@ -335,7 +378,6 @@ class SpectralModel final : public Model {
 }  // namespace
 
 RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
-  check_validation(spec);
   const SpectralCase c = make_spectral_case(spec, comm);
   const spectral::Setup& s = c.setup;
   // Everything that can be bad input is checked before the output directory exists: a restart, and the
@@ -365,7 +407,10 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
               "a band that holds kept modes"));
     dt = time_step(spec, c, s0);
   }
+  check_schedules(spec, dt);  // the time step from numerics.cfl is known only now
 
+  SpectralModel model(spec, c, *solver, dt, comm);
+  if (start.restarted) check_resume(spec, opt, "diagnostics.csv", model.columns(), comm);
   RunOutput out(spec, opt, comm);
   if (start.restarted) {
     out.resume_at(start.step);
@@ -384,7 +429,6 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                 s.drag > 0 ? cat(", drag ", s.drag, " 1/s") : std::string(), "; dt = ", dt, " s (CFL limit ",
                 c.max_cfl, "); ", solver->bytes_allocated() / 1048576.0, " MiB on the device (rank 0)"));
 
-  SpectralModel model(spec, c, *solver, dt);
   sim::Simulation simulation(dt, {spec.run.end_time, spec.run.steps});
   simulation.set_step_count(start.step);
   simulation.set_step([&] { model.step(); });

@@ -1,5 +1,6 @@
 #include "app/validation.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/file_kind.hpp"
 #include "core/log.hpp"
 
 namespace eddy::app {
@@ -101,6 +103,29 @@ double metric(const std::vector<ValidationResult>& results, const std::string& m
   for (const ValidationResult& r : results)
     if (r.metric == metric) return r.value;
   return std::nan("");
+}
+
+double table_number(const std::string& text, const std::string& file, long line, const std::string& column) {
+  std::size_t used = 0;
+  double x = 0.0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  while (used < text.size() && std::isspace(static_cast<unsigned char>(text[used]))) ++used;
+  if (used == 0 || used != text.size() || !std::isfinite(x))
+    throw InputError(log::cat(file, ":", line, ": column ", column, ": '", text,
+                              "' is not a finite number (validation.file)"));
+  return x;
+}
+
+std::ifstream open_table(const std::string& file, const std::string& what) {
+  if (const std::string why = not_regular_file(file); !why.empty())
+    throw InputError(file + ": cannot read the " + what + " (validation.file): " + why);
+  std::ifstream in(file);
+  if (!in) throw InputError(file + ": cannot read the " + what + " (validation.file)");
+  return in;
 }
 
 std::string shipped_file(const std::string& relative) {

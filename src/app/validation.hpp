@@ -8,6 +8,7 @@
 /// references is made from the same names. A validation sees the run where its data lives: each rank
 /// holds its own block of the final fields and contributes what it owns; reductions assemble the figures,
 /// so no rank ever holds the whole field.
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <string>
@@ -94,6 +95,12 @@ std::vector<ValidationResult> finish_validation(const FinalState& state, const s
 /// A figure `value` of validation `name` bounded by `bound` (inf: reported only).
 ValidationResult figure(const std::string& name, const std::string& metric, double value,
                         const std::string& what, double bound = std::numeric_limits<double>::infinity());
+
+/// One number of a reference table: the whole of `text` must be a finite number, else InputError naming
+/// `file`:`line`, the column and the text (validation.file).
+double table_number(const std::string& text, const std::string& file, long line, const std::string& column);
+/// Open a reference table (validation.file): InputError naming the file unless it is a readable regular file.
+std::ifstream open_table(const std::string& file, const std::string& what);
 
 /// The value of `metric` among `results`; NaN when it is missing.
 double metric(const std::vector<ValidationResult>& results, const std::string& metric);

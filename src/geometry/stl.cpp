@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/file_kind.hpp"
 #include "geometry/predicates.hpp"
 
 namespace eddy::geometry {
@@ -48,7 +49,8 @@ int side(double ux, double uy, double vx, double vy, double px, double py) {
 std::string read_bytes(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError("cannot open " + in_file(path) + ": no such file");
-  if (fs::is_directory(path, ec)) throw InputError("cannot read " + in_file(path) + ": it is a directory");
+  if (const std::string why = not_regular_file(path); !why.empty())
+    throw InputError("cannot read " + in_file(path) + ": " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open " + in_file(path) + ": " + std::strerror(errno));
   std::string bytes;
@@ -417,21 +419,24 @@ class StlShape final : public Shape {
       if (!(p[d] >= box_.lo[d] && p[d] <= box_.hi[d])) return false;  // also false for NaN
     const double pi = p[i_], pj = p[j_], pk = p[k_];
     const size_t b = static_cast<size_t>(bin_j(pj) * nbi_ + bin_i(pi));
-    // Parity of the facets crossed by the ray from p' = p + (e, e^2) (in the i, j plane) along +k.
-    bool in = false;
+    // Winding number of the surface about p: the facets crossed by the ray from p' = p + (e, e^2) (in the
+    // i, j plane) along +k, each counted with the sign of its normal along k. Nonzero is inside, so where
+    // two closed shells overlap (winding 2) the point is solid, which parity would call fluid; a cavity
+    // whose facets face into it (winding 0) stays fluid.
+    int winding = 0;
     for (std::uint32_t n = start_[b]; n < start_[b + 1]; ++n) {
       const Facet& f = facets_[items_[n]];
       // Cheap rejections first: p' inside the projection implies p in its closed bounding box.
       if (f.kmax < pk || pi < f.imin || pi > f.imax || pj < f.jmin || pj > f.jmax) continue;
       if (f.s == 0 || !covers(f, pi, pj)) continue;
       if (f.kmin > pk) {
-        in = !in;
+        winding += f.s;
         continue;
       }
       // The facet's plane meets the ray at p + lambda e_k, lambda = -n.(p - v0) / n_k; sign(n_k) = s.
-      if (dot(f.n, sub(p, f.v[0])) * f.s < 0.0) in = !in;
+      if (dot(f.n, sub(p, f.v[0])) * f.s < 0.0) winding += f.s;
     }
-    return in;
+    return winding != 0;
   }
 
   double crossing(const Real3& a, const Real3& b) const override {

@@ -1,5 +1,7 @@
 #include "sim/signals.hpp"
 
+#include <pthread.h>
+
 #include <csignal>
 #include <initializer_list>
 
@@ -16,7 +18,12 @@ void install_stop_signals() {
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  for (int s : {SIGTERM, SIGINT, SIGUSR1}) sigaction(s, &sa, nullptr);
+  sigset_t stops;
+  sigemptyset(&stops);
+  for (int s : {SIGTERM, SIGINT, SIGUSR1}) sigaction(s, &sa, nullptr), sigaddset(&stops, s);
+  // A launcher may hand them over blocked; a stop signal that stays blocked would be a no-op (one already
+  // pending arrives now).
+  pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
 }
 
 int stop_signal() { return g_signal; }

@@ -4,7 +4,8 @@
 /// the ranks agree before stopping, so every rank writes the same checkpoint and exits together.
 namespace eddy::sim {
 
-/// Install the handlers (idempotent).
+/// Install the handlers and unblock the three signals in the calling thread (idempotent). `eddy run`
+/// calls it first thing in main, so a signal during the set-up stops the run before its first step.
 void install_stop_signals();
 /// The number of the first stop signal received, 0 if none.
 int stop_signal();

@@ -49,7 +49,8 @@ void Simulation::run_actions_now() {
 
 long Simulation::planned_steps() const {
   long n = 0;
-  if (stop_.end_time > 0) n = static_cast<long>(std::ceil(stop_.end_time / clock_.dt - 1e-9));
+  // An end time within the first step still takes that step: the run always ends.
+  if (stop_.end_time > 0) n = std::max(1L, static_cast<long>(std::ceil(stop_.end_time / clock_.dt - 1e-9)));
   if (stop_.steps > 0) n = n > 0 ? std::min(n, stop_.steps) : stop_.steps;
   return n;
 }
@@ -61,6 +62,10 @@ StopReason Simulation::run() {
   const long first_step = clock_.step;
   sync_();
   auto step_timer = std::chrono::steady_clock::now();
+  // A stop requested during the set-up (a signal while a mesh voxelizes or a checkpoint is read) stops the
+  // run before its first step.
+  if (stop_check_)
+    if (const std::optional<StopReason> r = stop_check_()) return *r;
   for (;;) {
     if (last > 0 && clock_.step >= last) {
       reason = (stop_.end_time > 0 && clock_.time >= stop_.end_time * (1 - 1e-12)) ? StopReason::end_time
@@ -91,7 +96,9 @@ StopReason Simulation::run() {
         break;
       }
     }
-    if (stop_every_ > 0 && clock_.step % stop_every_ == 0) {
+    // Every stop_every steps, and at every step where an action ran (the same steps on every rank), so
+    // that a large stop_every still lets a signal stop the run at the next output.
+    if (stop_check_ && ((stop_every_ > 0 && clock_.step % stop_every_ == 0) || any_due)) {
       if (const std::optional<StopReason> r = stop_check_()) {
         reason = *r;
         break;

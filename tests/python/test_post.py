@@ -214,6 +214,18 @@ def test_forces_repeated_steps_keep_the_last_row_and_missing_samples_are_an_erro
     assert "no coefficients.csv" in post("forces", tmp_path / "nothing", expect=2).stderr
 
 
+def test_forces_on_a_torn_last_line(tmp_path):
+    """A running or killed eddy leaves coefficients.csv's last row without its newline: left out, exit 0."""
+    (tmp_path / "coefficients.csv").write_text(
+        "step,time,drag_coefficient,lift_coefficient\n0,0,0,0\n8,0.1,1,0.1\n16,0.2,2,0.2\n24,0.3,3")
+    r = post("forces", tmp_path)
+    assert "coefficients.csv, 3 samples" in r.stdout
+    assert "coefficients.csv:5: the last line is incomplete" in r.stderr
+    (tmp_path / "coefficients.csv").write_text(
+        "step,time,drag_coefficient,lift_coefficient\n0,0,0,0\n8,0.1\n16,0.2,2,0.2\n")
+    assert "coefficients.csv:3: 2 fields, but the header has 4" in post("forces", tmp_path, expect=2).stderr
+
+
 # ------------------------------------------------------------------------------------------ slice
 def test_slice_2d(cavity_run):
     last = field_files(cavity_run)[-1]
@@ -248,6 +260,9 @@ def test_slice_errors(cavity_run):
     last = field_files(cavity_run)[-1]
     assert "no dataset 'vorticityx'" in post("slice", last, "--field", "vorticityx", expect=2).stderr
     assert "scalar field" in post("slice", last, "--field", "density", "--component", "x", expect=2).stderr
+    for bad in ("w", "xy", "-1"):
+        r = post("slice", last, "--component", bad, expect=2)
+        assert f"--component {bad}: expected x, y, z, a component index or magnitude" in r.stderr
 
 
 # ------------------------------------------------------------------------------------------ summary
@@ -280,6 +295,23 @@ def test_summary_of_an_unfinished_or_failed_run(tmp_path):
     assert "neither diagnostics.csv nor run.log" in post("summary", tmp_path / "nothing", expect=2).stderr
 
 
+def test_summary_of_a_directory_whose_name_is_not_utf8(tmp_path):
+    """A directory name of bytes that are not UTF-8: the table shows U+FFFD, the CSV is written, exit 0."""
+    import os
+    import subprocess
+    run = os.path.join(os.fsencode(tmp_path), b"run_\xff")
+    os.mkdir(run)
+    with open(os.path.join(run, b"diagnostics.csv"), "w") as f:
+        f.write("step,time,kinetic_energy,max_velocity,mlups\n0,0,0,0,0\n100,0.5,0.01,0.9,5\n")
+    with open(os.path.join(run, b"run.log"), "w") as f:
+        f.write("stopped at step 100, t = 0.5 s: step count reached; 5 MLUPS over the run\n")
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "eddy_post.py"), "summary", os.fsdecode(run)],
+                       capture_output=True)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    assert "run_\ufffd" in r.stdout.decode(errors="replace") and b"wrote " + run in r.stdout
+    assert os.path.isfile(os.path.join(run, b"post", b"summary.csv"))
+
+
 # ------------------------------------------------------------------------------------------ config reader
 def test_parse_config_reads_eddys_resolved_config(cavity_run):
     with h5py.File(field_files(cavity_run)[-1]) as f:
@@ -296,7 +328,7 @@ def test_parse_config_reads_shipped_configs():
     for path in sorted(REPO.glob("cases/*/*.yaml")):
         cfg = parse_config(path.read_text())
         assert cfg["name"] and cfg["domain"]["cells"], path
-    cfg = parse_config((REPO / "cases" / "lid_driven_cavity" / "cavity2d.yaml").read_text())
+    cfg = parse_config((REPO / "cases" / "lid_driven_cavity" / "lid_driven_cavity/cavity2d.yaml").read_text())
     assert cfg["boundaries"]["x_min"] == {"type": "wall"}
     assert cfg["boundaries"]["y_max"]["velocity"] == [1.0, 0.0]
     assert cfg["run"]["steady"] == {"tolerance": 1.0e-5, "check_every": 1000}

@@ -15,7 +15,7 @@ sys.path.insert(0, str(REPO / "scripts" / "slurm"))
 
 import slurmjob  # noqa: E402
 
-CAVITY = str(REPO / "cases" / "lid_driven_cavity" / "cavity2d.yaml")
+CAVITY = str(REPO / "cases" / "lid_driven_cavity" / "lid_driven_cavity/cavity2d.yaml")
 
 
 def tool(name, *args, expect=0):
@@ -185,8 +185,11 @@ def test_chain_stops_without_progress_or_checkpoint_or_at_the_limit(chain):
     rc, log, _, sbatch_args = chain(0, 75)  # exit 75 but no checkpoint
     assert rc == 75 and sbatch_args == "" and "missing" in log
     chain(0, 75, "ckpt_00000100.h5")
-    rc, log, _, sbatch_args = chain(1, 75, "ckpt_00000100.h5")  # the checkpoint did not advance
-    assert rc == 75 and sbatch_args == "" and "no progress" in log
+    # The checkpoint did not advance (eddy stopped during the set-up, before its first step): once more.
+    rc, log, _, sbatch_args = chain(1, 75, "ckpt_00000100.h5")
+    assert rc == 0 and sbatch_args.split()[-1] == "2" and "no progress" in log and "resubmitting once" in log
+    rc, log, _, sbatch_args = chain(2, 75, "ckpt_00000100.h5")  # and again: the chain ends
+    assert rc == 75 and sbatch_args == "" and "twice in a row" in log
     rc, log, _, sbatch_args = chain(2, 75, "ckpt_00000300.h5")  # --max-segments 3
     assert rc == 75 and sbatch_args == "" and "EDDY_MAX_SEGMENTS=3" in log
 

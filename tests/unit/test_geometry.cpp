@@ -347,6 +347,31 @@ TEST(StlCube, HollowAndSeparateBodiesByParity) {
   EXPECT_NE(pair->describe().find("volume 2)"), std::string::npos) << pair->describe();
 }
 
+// Two closed shells that overlap: the cubes [0, 1]^3 and [0.5, 1.5] x [0, 1] x [0, 1] in one file, each
+// closed and facing outward. The overlap lies inside both (winding number 2) and is solid; a ray from it
+// crosses two facets, so parity alone would call it fluid.
+TEST(StlCube, OverlappingShellsAreSolidWhereTheyOverlap) {
+  TempDir dir;
+  std::vector<Triangle> tris;
+  for (double shift : {0.0, 0.5})
+    for (Triangle t : unit_cube()) {
+      for (Real3& v : t) v[0] += shift;
+      tris.push_back(t);
+    }
+  write_ascii(dir / "overlap.stl", tris);
+  const auto body = load_stl(dir / "overlap.stl");
+  int mismatched = 0;
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 16; ++i) {
+        const Real3 p{-0.21875 + i * 0.125, -0.4375 + j * 0.25, -0.4375 + k * 0.25};  // never on a face
+        const bool solid = p[0] > 0 && p[0] < 1.5 && p[1] > 0 && p[1] < 1 && p[2] > 0 && p[2] < 1;
+        mismatched += body->inside(p) != solid;
+      }
+  EXPECT_EQ(mismatched, 0);
+  EXPECT_TRUE(body->inside({0.75, 0.5, 0.5}));
+}
+
 // The octahedron |x| + |y| + |z| < 1: four facets meet at each vertex and the projected edges lie
 // on the axes, so on a lattice of quarter steps most rays run exactly through vertices and along
 // edges. Each must still count one crossing per passage through the surface (points on the surface,
