@@ -328,7 +328,7 @@ def test_parse_config_reads_shipped_configs():
     for path in sorted(REPO.glob("cases/*/*.yaml")):
         cfg = parse_config(path.read_text())
         assert cfg["name"] and cfg["domain"]["cells"], path
-    cfg = parse_config((REPO / "cases" / "lid_driven_cavity" / "lid_driven_cavity/cavity2d.yaml").read_text())
+    cfg = parse_config((REPO / "cases" / "lid_driven_cavity" / "cavity2d.yaml").read_text())
     assert cfg["boundaries"]["x_min"] == {"type": "wall"}
     assert cfg["boundaries"]["y_max"]["velocity"] == [1.0, 0.0]
     assert cfg["run"]["steady"] == {"tolerance": 1.0e-5, "check_every": 1000}

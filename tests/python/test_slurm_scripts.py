@@ -15,7 +15,7 @@ sys.path.insert(0, str(REPO / "scripts" / "slurm"))
 
 import slurmjob  # noqa: E402
 
-CAVITY = str(REPO / "cases" / "lid_driven_cavity" / "lid_driven_cavity/cavity2d.yaml")
+CAVITY = str(REPO / "cases" / "lid_driven_cavity" / "cavity2d.yaml")
 
 
 def tool(name, *args, expect=0):

@@ -1,0 +1,339 @@
+#pragma once
+/// The launches of the LBM solver (lbm/solver_impl.hpp): the stream-collide update of a set of cells, the
+/// boundary links, state packing, and the reductions of the diagnostics. Free functions, since CUDA's
+/// extended lambdas may not live in private member functions. Included only by solver_impl.hpp.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "backend/parallel.hpp"
+#include "backend/profile.hpp"
+#include "lbm/boundary_k.hpp"
+#include "lbm/collisions.hpp"
+#include "lbm/lattice.hpp"
+#include "lbm/lbm_solver.hpp"
+#include "lbm/storage_k.hpp"
+#include "lbm/stream_collide_k.hpp"
+
+namespace eddy::lbm {
+namespace {
+
+using backend::DeviceArray;
+using field::PaddedGrid;
+
+/// Reduction record of Stats on the device.
+struct StatsAcc {
+  double mass, ke, umax, bad, ss, sgs;
+};
+struct StatsOp {
+  EDDY_HD StatsAcc operator()(const StatsAcc& a, const StatsAcc& b) const {
+    return {a.mass + b.mass, a.ke + b.ke, a.umax > b.umax ? a.umax : b.umax,
+            a.bad + b.bad,   a.ss + b.ss, a.sgs + b.sgs};
+  }
+};
+struct Sum2 {
+  double a, b;
+};
+struct Sum2Op {
+  EDDY_HD Sum2 operator()(const Sum2& x, const Sum2& y) const { return {x.a + y.a, x.b + y.b}; }
+};
+
+/// Which cells a launch updates: a box of the interior (the whole interior, or the inner cells that
+/// need no ghost), or an explicit list of padded cells (the boundary shell); and the near-solid cells among
+/// them (stream_collide_k.hpp: near_solid_entry), which the odd step updates in a kernel of their own.
+struct CellSet {
+  field::SubBox box{};
+  const index_t* list = nullptr;
+  index_t list_size = 0;
+  const index_t* near_solid = nullptr;
+  index_t near_solid_size = 0;
+  /// 16-bit storage: the even step updates the box's rows two cells at a time (stream_collide_even_pair),
+  /// and in 2D so does the odd step (stream_collide_odd_pair: launch_box_stream_collide). Only where
+  /// the box starts at an even x both in the block (a pair's slots are then 4-byte words: pairs_fit) and
+  /// globally (the same pairs on every decomposition); elsewhere one cell at a time.
+  bool pairs = false;
+  /// Every cell of the box (or list) is fluid and none is near a solid: the bulk reads no flags.
+  bool all_fluid = false;
+};
+
+/// The initial populations f~_i of a cell of state c whose velocity has the gradient `grad`: the
+/// equilibrium plus the first-order non-equilibrium part f_neq_i = -tau w_i rho / c_s^2 Q_i : grad u,
+/// Q_i = c_i c_i - c_s^2 I (Skordos 1993): without it the first steps carry an initial layer whose
+/// velocity error is of the order of tau |grad u| and, with tau near 1/2, decays only slowly. Unrolled,
+/// so the lattice's Q_i are constants (computed per population in a loop, they were most of a large
+/// grid's start on the host). All in double, rounded once to the storage type by the caller: a device
+/// and the host then differ only by their sin/cos and contracted FMAs in double, far below the storage's
+/// rounding (in the arithmetic type, FP32, contractions would differ by units in FP32's last place).
+template <class L>
+EDDY_HD EDDY_INLINE void initial_populations(const CellState& c, const double (&grad)[3][3], double tau,
+                                             double (&f)[L::q]) {
+  const double u[3] = {c.u[0], c.u[1], c.u[2]};
+  const double rho = 1.0 + c.drho;
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    double qs = 0.0;
+    EDDY_UNROLL for (int a = 0; a < 3; ++a) {
+      EDDY_UNROLL for (int b = 0; b < 3; ++b) {
+        qs += (L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0)) * grad[a][b];
+      }
+    }
+    const double f_neq = -tau * L::w(i) * rho * 3.0 * qs;
+    f[i] = equilibrium<L>(i, c.drho, u) + f_neq;
+  }
+}
+
+/// The initial populations of global cell (gx, gy, gz) under the initial condition `ic` (a callable
+/// giving the CellState of a global cell: an InitialCondition on the host, TaylorGreenCells on the
+/// device): its state, and the velocity gradient by central differences of the neighbours' states along
+/// the `dims` axes, grad[a][b] = d u_b / d x_a.
+template <class L, class IC>
+EDDY_HD EDDY_INLINE void initial_cell(const IC& ic, index_t gx, index_t gy, index_t gz, int dims, double tau,
+                                      double (&f)[L::q]) {
+  double grad[3][3] = {};
+  for (int a = 0; a < dims; ++a) {
+    const index_t e0 = a == 0, e1 = a == 1, e2 = a == 2;
+    const CellState p = ic(gx + e0, gy + e1, gz + e2), m = ic(gx - e0, gy - e1, gz - e2);
+    for (std::size_t b = 0; b < 3; ++b) grad[a][b] = 0.5 * (p.u[b] - m.u[b]);
+  }
+  initial_populations<L>(ic(gx, gy, gz), grad, tau, f);
+}
+
+/// The bulk update of cell n (with its wrapped `faces`, which only odd steps use): on odd steps cells
+/// near a solid (and solids) are left to the near-solid list's kernel; in a box whose cells are all plain
+/// fluid (`all_fluid`: CellSet::all_fluid) no flag is read. With 32- and 64-bit populations the flag is
+/// read with the populations, not before them, and decides only whether the results are stored: the
+/// loads go out in one round trip to memory, not two (every neighbour of an interior cell lies in the
+/// padded block, so the loads of a cell left out are harmless). On an H200 that took D3Q19 TRT FP32
+/// 256^3 from 22,701 to 23,937 MLUPS, BGK from 23,565 to 23,901, D2Q9 2048^2 from 45,140 to 46,429; the
+/// 16-bit odd step, at 64 registers for 4 blocks of an SM, lost 2.5 % so (cases/benchmarks/results/
+/// 2026-11-30g-h200) and returns before its loads.
+template <class L, bool Odd, class T, class R, class C>
+EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
+                                   const C& collision, bool all_fluid) {
+  if constexpr (Odd && sizeof(T) < 4) {
+    if (!all_fluid && a.flags[n] != fluid) return;
+    stream_collide<L, Odd, false>(n, faces, a, collision);
+  } else {
+    stream_collide<L, Odd, false>(n, faces, a, collision, !Odd || all_fluid || a.flags[n] == fluid);
+  }
+}
+
+template <class L, bool Odd, class T, class R, class C>
+void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
+                               const field::SubBox b, bool pairs, bool all_fluid) {
+  using backend::BoxLaunch;
+  if constexpr (std::is_same_v<T, backend::Half>) {
+    if constexpr (!Odd) {
+      if (pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
+        const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
+          stream_collide_even_pair<L>(a.grid.at(b.ox + 2 * x2, b.oy + y, b.oz + z), 2 * x2 + 1 < b.nx, a,
+                                      collision);
+        };
+        if constexpr (L::q == 19)
+          backend::parallel_for_box<BoxLaunch::per_cell, 3>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
+        else
+          backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
+        return;
+      }
+    } else if constexpr (L::d == 2) {
+      if (pairs) {  // two cells per thread, the x-free links as 4-byte words (stream_collide_odd_pair)
+        const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
+          const index_t x = b.ox + 2 * x2;
+          y += b.oy, z += b.oz;
+          stream_collide_odd_pair<L>(a.grid.at(x, y, z), 2 * x2 + 1 < b.nx, all_fluid,
+                                     wrapped_faces_at(a.grid, a.wrap_axes, x, y, z),
+                                     wrapped_faces_at(a.grid, a.wrap_axes, x + 1, y, z), a, collision);
+        };
+        backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
+        return;
+      }
+    }
+  }
+  const auto f = [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
+    x += b.ox, y += b.oy, z += b.oz;
+    const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
+    bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision, all_fluid);
+  };
+  if constexpr (sizeof(T) >= 4)
+    backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
+  else if constexpr (Odd && L::d == 3)
+    backend::parallel_for_box<BoxLaunch::per_cell, (L::q > 19 ? 3 : 4)>(label, b.nx, b.ny, b.nz, f);
+  else
+    backend::parallel_for_box<BoxLaunch::grid_stride>(label, b.nx, b.ny, b.nz, f);
+}
+
+template <class L, bool Odd, class T, class R, class C>
+void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision, const CellSet& cells) {
+  const char* label = Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even";
+  if (cells.list) {
+    const index_t* idx = cells.list;
+    backend::parallel_for(label, cells.list_size, [=] EDDY_DEVICE(index_t t) {
+      const index_t n = idx[t];
+      bulk_cell<L, Odd>(n, Odd ? wrapped_faces(a.grid, a.wrap_axes, n) : 0u, a, collision, false);
+    });
+  } else {
+    launch_box_stream_collide<L, Odd>(label, a, collision, cells.box, cells.pairs, cells.all_fluid);
+  }
+  if (Odd && cells.near_solid_size > 0) {
+    const index_t* sp = cells.near_solid;
+    constexpr index_t index_mask = (index_t(1) << near_solid_shift) - 1;
+    backend::parallel_for(
+        "lbm::stream_collide_odd_near_solid", cells.near_solid_size, [=] EDDY_DEVICE(index_t t) {
+          const index_t e = sp[t];
+          stream_collide<L, true, true>(e & index_mask, unsigned(e >> near_solid_shift), a, collision);
+        });
+  }
+}
+
+/// The boundary links after a step of parity `odd`: all new values first, then the writes.
+template <class L, class T, class R>
+void launch_boundary_links(const StreamCollideArgs<T, R>& a, bool odd, const BoundaryLink* links, index_t n,
+                           double ramp, double* values, long long* force) {
+  backend::parallel_for("lbm::boundary_values", n, [=] EDDY_DEVICE(index_t t) {
+    boundary_link_value<L>(a, odd, links[t], ramp, values[t], force + 3 * t);
+  });
+  backend::parallel_for("lbm::boundary_write", n, [=] EDDY_DEVICE(index_t t) {
+    a.f[opposite(links[t].k) * a.grid.n_padded + links[t].cell] = store_pop<T>(R(values[t]));
+  });
+}
+
+struct Sum3 {
+  long long x, y, z;
+};
+struct Sum3Op {
+  EDDY_HD Sum3 operator()(const Sum3& a, const Sum3& b) const { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+};
+
+/// Sum of the fixed-point momentum exchange of links [begin, end): integers, so the order is free.
+inline Sum3 reduce_link_force(const long long* force, index_t begin, index_t end) {
+  return backend::parallel_reduce(
+      "lbm::body_force", end - begin, Sum3{0, 0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        const long long* c = force + 3 * (begin + t);
+        return Sum3{c[0], c[1], c[2]};
+      },
+      Sum3Op{});
+}
+
+template <class T>
+void launch_pack_state(const T* f, const PaddedGrid g, int q, index_t first, index_t count, T* out,
+                       bool unpack) {
+  backend::parallel_for(unpack ? "lbm::unpack_state" : "lbm::pack_state", count, [=] EDDY_DEVICE(index_t c) {
+    const index_t n = g.interior_to_padded(first + c);
+    for (int i = 0; i < q; ++i) {
+      T* slot = const_cast<T*>(f) + i * g.n_padded + n;
+      if (unpack)
+        *slot = out[c * q + i];
+      else
+        out[c * q + i] = *slot;
+    }
+  });
+}
+
+template <class L, class T, class R>
+index_t reduce_first_nonfinite(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 global, Int3 offset) {
+  const PaddedGrid g = a.grid;
+  constexpr index_t none = index_t(1) << 62;
+  const index_t r = backend::parallel_reduce(
+      "lbm::first_nonfinite", g.n_interior(), none,
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        const double s = double(drho) + double(v[0]) + double(v[1]) + double(v[2]);
+        if (std::isfinite(s)) return none;
+        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1],
+                      z = t / (g.nx * g.ny) + offset[2];
+        return (z * global[1] + y) * global[0] + x;
+      },
+      backend::Min{});
+  return r == none ? -1 : r;
+}
+
+/// Max speed and the lowest global index where it occurs (deterministic whatever the reduction order).
+struct SpeedAt {
+  double speed;
+  index_t cell;
+};
+struct SpeedAtMax {
+  EDDY_HD SpeedAt operator()(const SpeedAt& a, const SpeedAt& b) const {
+    if (a.speed != b.speed) return a.speed > b.speed ? a : b;
+    return a.cell < b.cell ? a : b;
+  }
+};
+
+template <class L, class T, class R>
+SpeedAt reduce_fastest(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 global, Int3 offset) {
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::fastest_cell", g.n_interior(), SpeedAt{-1.0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1],
+                      z = t / (g.nx * g.ny) + offset[2];
+        return SpeedAt{sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]),
+                       (z * global[1] + y) * global[0] + x};
+      },
+      SpeedAtMax{});
+}
+
+template <class L, class T, class R>
+void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, double* rho, double* u) {
+  const int d = L::d;
+  const PaddedGrid g = a.grid;
+  backend::parallel_for("lbm::moments", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
+    R drho, v[3];
+    cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+    rho[t] = 1.0 + double(drho);
+    for (int k = 0; k < d; ++k) u[t * d + k] = double(v[k]);
+  });
+}
+
+/// Moments and the strain-rate sums of every interior cell. The strain rate comes from the
+/// non-equilibrium stress of the populations the next step loads, S = -3 omega / (2 rho) Pi_neq (with
+/// the cell's Smagorinsky omega when les > 0), so it needs no neighbour and no halo.
+template <class L, class T, class R>
+StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd, R tau0, R les) {
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::stats", g.n_interior(), StatsAcc{0, 0, 0, 0, 0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R f[L::q];
+        cell_populations<L>(g.interior_to_padded(t), a, next_odd, f);
+        R drho, v[3], p[6];
+        moments<L>(f, drho, v, a.force);
+        pi_neq<L, true>(f, drho, v, a.force, p);
+        const R rho = R(1) + drho;
+        const R w = les > R(0) ? smagorinsky_omega(tau0, les, rho, p) : R(1) / tau0;
+        const double s = 1.5 * double(w) / double(rho), ss = s * s * double(contract(p));
+        const double nu_t = les > R(0) ? (1.0 / double(w) - double(tau0)) / 3.0 : 0.0;
+        const double uu = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
+        const bool bad = !(std::isfinite(double(drho)) && std::isfinite(uu) && std::isfinite(ss));
+        return StatsAcc{bad ? 0.0 : double(drho), bad ? 0.0 : 0.5 * uu, bad ? 0.0 : std::sqrt(uu),
+                        bad ? 1.0 : 0.0,          bad ? 0.0 : ss,       bad ? 0.0 : 2.0 * nu_t * ss};
+      },
+      StatsOp{});
+}
+
+template <class L, class T, class R>
+Sum2 reduce_change(const StreamCollideArgs<T, R>& a, bool next_odd, double* u_prev) {
+  const int d = L::d;
+  const PaddedGrid g = a.grid;
+  return backend::parallel_reduce(
+      "lbm::velocity_change", g.n_interior(), Sum2{0, 0},
+      [=] EDDY_DEVICE(index_t t) {
+        R drho, v[3];
+        cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+        double diff = 0, norm = 0;
+        for (int k = 0; k < d; ++k) {
+          const double du = double(v[k]) - u_prev[t * d + k];
+          diff += du * du;
+          norm += double(v[k]) * v[k];
+          u_prev[t * d + k] = double(v[k]);
+        }
+        return Sum2{diff, norm};
+      },
+      Sum2Op{});
+}
+
+}  // namespace
+}  // namespace eddy::lbm
