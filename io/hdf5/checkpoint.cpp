@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "io/hdf5/field_reader.hpp"
+#include "io/hdf5/text_file.hpp"
 
 namespace eddy::io {
 namespace fs = std::filesystem;
@@ -88,13 +88,8 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
   }
   if (comm.root()) {
     // `latest` last, through a rename, so it never names a file that is not complete.
-    const fs::path tmp = dir / "latest.tmp";
-    {
-      std::ofstream o(tmp);
-      o << name << "\n";
-      if (!o.flush()) throw Error(tmp.string() + ": cannot write");
-    }
-    fs::rename(tmp, dir / "latest");
+    const std::string err = write_text_atomically((dir / "latest").string(), std::string(name) + "\n");
+    if (!err.empty()) throw Error(err);
     const std::vector<fs::path> all = checkpoints_in(dir);
     for (std::size_t k = static_cast<std::size_t>(std::max(1L, keep)); k < all.size(); ++k)
       remove_field_file(all[k].string());  // with its rank files (per_rank writer)

@@ -21,6 +21,7 @@
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "io/hdf5/field_reader.hpp"
+#include "io/hdf5/text_file.hpp"
 #include "io/hdf5/xdmf.hpp"
 #include "parallel/comm.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -825,4 +826,28 @@ TEST(DiagnosticsCsv, AppendKeepsRowsUpToTheRestartStep) {
   // No earlier file: a fresh one.
   auto fresh = DiagnosticsCsv::open_append(dir / "new.csv", {"e"}, self(), 30);
   EXPECT_EQ(slurp(dir / "new.csv"), "step,time,e\n");
+}
+
+// Temporaries never follow a symbolic link planted under their name: the target outside is untouched.
+TEST(Hdf5, TemporariesDoNotFollowSymlinks) {
+  TempDir dir;
+  const std::string victim = dir / "victim.txt";
+  {
+    std::ofstream v(victim);
+    v << "precious\n";
+  }
+  fs::create_directories(dir.path() / "out");
+  fs::create_symlink(victim, dir.path() / "out/f.h5.tmp");
+  fs::create_symlink(victim, dir.path() / "out/t.txt.tmp");
+  {
+    const Block whole = Block::whole(2, {4, 3, 1});
+    const auto u = make_field<double>(whole, 2);
+    FieldFile f = FieldFile::create(dir / "out/f.h5", whole, self());
+    f.write_vector("u", u.data(), 2);
+    f.commit();
+  }
+  EXPECT_EQ(eddy::io::write_text_atomically(dir / "out/t.txt", "new\n"), "");
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_EQ(slurp(dir / "out/t.txt"), "new\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir.path() / "out/f.h5")));
 }
