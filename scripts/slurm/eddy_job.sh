@@ -11,7 +11,8 @@
 # Restart chain: with `#SBATCH --signal=USR1@S` Slurm sends SIGUSR1 S seconds before the time limit;
 # eddy then writes a checkpoint and exits with 75 (and does the same at run.max_wall_time). The job then
 # submits its own script again as segment N+1, which runs `eddy run ... --restart auto`. A run that
-# finished (exit 0) is not resubmitted, and neither is one whose checkpoint did not advance.
+# finished (exit 0) is not resubmitted, and neither is one whose checkpoint did not advance (its step, a
+# number: past step 99,999,999 the names grow a digit, so names are never compared as text).
 
 # Pin OpenMP threads (OMP_PLACES=cores, OMP_PROC_BIND=close) only where Slurm confines each rank to
 # its own cores (TaskPlugin task/affinity or task/cgroup): without that, every rank's threads would be
@@ -31,6 +32,13 @@ eddy_job_id() { echo "${1%%;*}"; }
 
 # The checkpoint file named by checkpoints/latest (empty if none).
 eddy_job_latest() { cat "$EDDY_OUT/checkpoints/latest" 2>/dev/null || true; }
+
+# The step of a checkpoint name ckpt_<step>.h5 as a number (-1 for none or any other name).
+eddy_job_step() {
+  local n=${1#ckpt_}
+  n=${n%.h5}
+  if [[ $1 == ckpt_*.h5 && $n =~ ^[0-9]{1,18}$ ]]; then echo $((10#$n)); else echo -1; fi
+}
 
 # sbatch from inside a job: drop the running job's SLURM_* variables (except SLURM_CONF), which the
 # new job would otherwise inherit and which sbatch/srun may read as options.
@@ -96,7 +104,7 @@ eddy_job() {
         eddy_job_log "segment $segment: eddy exited 75 but $EDDY_OUT/checkpoints/latest is missing; not resubmitting"
         return 75
       fi
-      if [[ $after == "$before" ]]; then
+      if (($(eddy_job_step "$after") <= $(eddy_job_step "$before"))); then
         eddy_job_log "segment $segment: no progress (checkpoint still $after); not resubmitting"
         return 75
       fi

@@ -150,20 +150,19 @@ void RunOutput::log_write_bandwidth() const {
 
 io::CheckpointMeta checkpoint_meta(const config::RunSpec& spec, const std::string& solver,
                                    const std::string& scheme) {
-  return {solver,
-          scheme,
-          spec.numerics.precision,
-          std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()),
-          0,
-          0.0,
-          spec.resolved_yaml};
+  io::CheckpointMeta m;
+  m.solver = solver, m.scheme = scheme, m.precision = spec.numerics.precision;
+  m.cells.assign(spec.domain.cells.begin(), spec.domain.cells.end());
+  m.resolved_config = spec.resolved_yaml;
+  return m;
 }
 
 Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const io::CheckpointMeta& now,
-                     const std::string& scheme_key, const parallel::Comm& comm) {
+                     const std::string& scheme_key, const io::StateLayout& layout,
+                     const parallel::Comm& comm) {
   Restart r;
   if (opt.restart.empty()) return r;
-  r.path = io::find_checkpoint(RunOutput::directory(spec, opt), opt.restart, comm);
+  r.path = io::find_checkpoint(RunOutput::directory(spec, opt), opt.restart, layout, comm);
   r.meta = io::read_checkpoint_meta(r.path);
   auto text = [](const std::vector<long>& v) {
     std::string t;

@@ -115,11 +115,8 @@ class RunOutput {
   WriteTally fields_, checkpoints_;
 };
 
-/// The checkpoint a `--restart` names (none when opt.restart is empty), checked against the run before
-/// anything is written: solver, scheme (`scheme_key` names its config key), precision and grid must
-/// match, else InputError. Each solver then checks its own time step. Collective.
-/// What a checkpoint of this run records about it (step and time left 0): solver, its scheme (lattice or
-/// time stepper), precision, grid and the resolved config.
+/// What a checkpoint of this run records about it (step, time, dt and lineage left empty): solver, its
+/// scheme (lattice or time stepper), precision, grid and the resolved config.
 io::CheckpointMeta checkpoint_meta(const config::RunSpec& spec, const std::string& solver,
                                    const std::string& scheme);
 
@@ -127,8 +124,13 @@ struct Restart {
   std::string path;  ///< empty: a fresh start
   io::CheckpointMeta meta;
 };
+/// The checkpoint a `--restart` names (none when opt.restart is empty), checked against the run before
+/// anything is written: usable for a state of `layout` (io::find_checkpoint), and solver, scheme
+/// (`scheme_key` names its config key), precision and grid must match, else InputError. Each solver then
+/// checks its own time step. Collective.
 Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const io::CheckpointMeta& now,
-                     const std::string& scheme_key, const parallel::Comm& comm);
+                     const std::string& scheme_key, const io::StateLayout& layout,
+                     const parallel::Comm& comm);
 
 /// The end of every solver's run: the initial actions (fresh starts only), the checkpoint schedule, the
 /// run, a checkpoint when it stops early, and the summary lines in run.log. `points` are the cells or

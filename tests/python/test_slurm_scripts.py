@@ -191,6 +191,15 @@ def test_chain_stops_without_progress_or_checkpoint_or_at_the_limit(chain):
     assert rc == 75 and sbatch_args == "" and "EDDY_MAX_SEGMENTS=3" in log
 
 
+def test_chain_progress_is_the_checkpoint_step_as_a_number(chain):
+    """Past step 99,999,999 the checkpoint names grow a digit: progress compares steps, never names."""
+    chain(0, 75, "ckpt_99999999.h5")
+    rc, log, _, sbatch_args = chain(1, 75, "ckpt_100000099.h5")
+    assert rc == 0 and sbatch_args.split()[-1] == "2", log
+    rc, log, _, sbatch_args = chain(2, 75, "ckpt_99999999.h5")  # went back: no progress
+    assert rc == 75 and sbatch_args == "" and "no progress" in log
+
+
 def test_chain_stops_on_sigterm(chain):
     """scancel or a time limit without the USR1 warning: eddy checkpoints (75) but the chain stops, saying how
     to continue."""
