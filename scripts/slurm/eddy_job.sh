@@ -2,7 +2,9 @@
 # scripts/submit or scripts/sweep wrote. The job script sets, before sourcing this file:
 #   EDDY_BIN          the eddy executable            EDDY_OUT   the run's output directory
 #   EDDY_JOB_SCRIPT   the job script itself (resubmitted for the next segment of a restart chain)
-#   EDDY_MAX_SEGMENTS the longest chain              EDDY_RESTART  "auto": segment 0 restarts too
+#   EDDY_MAX_SEGMENTS the longest chain              EDDY_RESTART  "auto": segment 0 restarts too;
+#                                                    "overwrite": segment 0 starts afresh, replacing
+#                                                    another run's checkpoints (eddy run --overwrite)
 #   EDDY_SWEEP_TABLE  (sweeps) the task table: task id, output dir, then the task's eddy options,
 #                     tab-separated, one line per task of the job array
 #   eddy_args=(...)   CONFIG and the --set options   launch=(srun ...) the MPI launcher
@@ -73,6 +75,8 @@ eddy_job() {
   local restart=()
   if ((segment > 0)) || [[ ${EDDY_RESTART:-} == auto && -n $(eddy_job_latest) ]]; then
     restart=(--restart auto)
+  elif [[ ${EDDY_RESTART:-} == overwrite ]]; then
+    restart=(--overwrite)
   fi
   local before
   before=$(eddy_job_latest)
