@@ -1,14 +1,15 @@
 #include "io/hdf5/checkpoint.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "io/hdf5/field_reader.hpp"
+#include "io/hdf5/text_file.hpp"
 
 namespace eddy::io {
 namespace fs = std::filesystem;
@@ -17,41 +18,99 @@ using log::cat;
 namespace {
 
 constexpr const char* format_name = "eddy-checkpoint-1";
+constexpr const char* meta_scheme = "eddy-fnv1a64-1";
 
-/// Checkpoint files in a directory, newest (highest step) first.
-std::vector<fs::path> checkpoints_in(const fs::path& dir) {
-  std::vector<fs::path> found;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return found;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string n = e.path().filename().string();
-    if (n.rfind("ckpt_", 0) == 0 && e.path().extension() == ".h5") found.push_back(e.path());
-  }
-  std::sort(found.begin(), found.end(),
-            [](const fs::path& a, const fs::path& b) { return a.filename() > b.filename(); });
-  return found;
+/// The checksum of the root attributes a restart trusts: "<scheme>:<16 hex digits>", FNV-1a over their
+/// text (doubles by their exact hexadecimal form).
+std::string meta_checksum(const CheckpointMeta& m) {
+  char num[96];
+  std::string text = cat(format_name, "\n", m.solver, "\n", m.scheme, "\n", m.precision, "\n");
+  for (long n : m.cells) text += std::to_string(n) + ",";
+  std::snprintf(num, sizeof num, "\n%ld\n%a\n%a\n", m.step, m.time, m.dt);
+  text += num + m.lineage + "\n" + m.resolved_config;
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  std::snprintf(num, sizeof num, "%s:%016llx", meta_scheme, static_cast<unsigned long long>(h));
+  return num;
 }
 
-/// Whether every dataset of the checkpoint carries a checksum that holds (false for unreadable files).
-bool valid(const std::string& path, std::string& why) {
+/// Empty when the checkpoint is usable for a run whose state is `layout`, else why not. Only rank 0.
+std::string unusable(const std::string& path, const StateLayout& layout) {
   try {
     const FieldReader r(path);
-    if (!r.has_attribute("format") || r.attribute_string("format") != format_name) {
-      why = "not an eddy checkpoint";
-      return false;
+    if (!r.has_attribute("format") || r.attribute_string("format") != format_name)
+      return "not an eddy checkpoint";
+    if (!r.has_attribute("meta_checksum"))
+      return "no checksum of its metadata (written by an older eddy: its step and time cannot be "
+             "trusted for a restart; start afresh)";
+    const CheckpointMeta m = read_checkpoint_meta(path);
+    if (r.attribute_string("meta_checksum") != meta_checksum(m))
+      return "checksum mismatch in its metadata (the root attributes step, time, dt, lineage, config)";
+    if (m.step < 0) return cat("step ", m.step, " is negative");
+    const long named = checkpoint_step_of(path);
+    if (named >= 0 && named != m.step)
+      return cat("its name says step ", named, " but it holds step ", m.step);
+    if (!(std::isfinite(m.dt) && m.dt > 0)) return cat("time step dt = ", m.dt, " is not a positive number");
+    const double t = static_cast<double>(m.step) * m.dt;
+    if (!(std::isfinite(m.time) && m.time >= 0 && std::fabs(m.time - t) <= 1e-12 * t))
+      return cat("time ", m.time, " s is not step * dt = ", t, " s");
+    const std::vector<index_t> want = layout.block.file_shape(layout.ncomp), got = r.shape("state");
+    if (got != want) {
+      auto text = [](const std::vector<index_t>& v) {
+        std::string s;
+        for (index_t n : v) s += (s.empty() ? "(" : ", ") + std::to_string(n);
+        return s + ")";
+      };
+      std::string cells;
+      for (long n : m.cells) cells += (cells.empty() ? "[" : ", ") + std::to_string(n);
+      return cat("dataset 'state' has shape ", text(got), ", the run's state is ", text(want),
+                 " (the checkpoint's grid, domain.cells, is ", cells, "])");
     }
-    if (!r.verify_checksum("state")) {
-      why = "checksum mismatch in dataset 'state'";
-      return false;
-    }
-    return true;
+    if (r.value_bytes("state") != layout.elem_bytes || r.is_integer("state") != (layout.elem_bytes == 2))
+      return cat("dataset 'state' holds ", r.value_bytes("state"), "-byte ",
+                 r.is_integer("state") ? "integers" : "floating-point values", ", the run's state ",
+                 layout.elem_bytes, "-byte ", layout.elem_bytes == 2 ? "integers" : "floating-point values",
+                 " (the checkpoint's precision, numerics.precision, is ", m.precision, ")");
+    if (!r.verify_checksum("state")) return "checksum mismatch in dataset 'state'";
+    return "";
   } catch (const std::exception& e) {
-    why = e.what();
-    return false;
+    return e.what();
+  }
+}
+
+/// The lineage of a checkpoint file ("" when unreadable or without one).
+std::string lineage_of(const fs::path& p) {
+  try {
+    const FieldReader r(p.string());
+    return r.has_attribute("lineage") ? r.attribute_string("lineage") : "";
+  } catch (const std::exception&) {
+    return "";
   }
 }
 
 }  // namespace
+
+long checkpoint_step_of(const fs::path& file) {
+  const std::string n = file.filename().string();
+  if (n.size() <= 8 || n.rfind("ckpt_", 0) != 0 || n.compare(n.size() - 3, 3, ".h5") != 0) return -1;
+  const std::string digits = n.substr(5, n.size() - 8);
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::stol(digits);
+}
+
+std::vector<fs::path> list_checkpoints(const fs::path& dir) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return found;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (checkpoint_step_of(e.path()) >= 0) found.push_back(e.path());
+  std::sort(found.begin(), found.end(), [](const fs::path& a, const fs::path& b) {
+    const long sa = checkpoint_step_of(a), sb = checkpoint_step_of(b);
+    return sa != sb ? sa > sb : a.filename() < b.filename();
+  });
+  return found;
+}
 
 std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, const CheckpointState& state,
                              long keep, const parallel::Comm& comm, WriteMode mode, WriteStats* stats) {
@@ -61,7 +120,7 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
     fs::create_directories(dir, ec);
   }
   comm.barrier();
-  char name[32];
+  char name[48];
   std::snprintf(name, sizeof name, "ckpt_%08ld.h5", meta.step);
   const fs::path path = dir / name;
   {
@@ -73,7 +132,10 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
     f.set_attribute("cells", meta.cells);
     f.set_attribute("step", meta.step);
     f.set_attribute("time", meta.time);
+    f.set_attribute("dt", meta.dt);
+    f.set_attribute("lineage", meta.lineage);
     f.set_attribute("resolved_config", meta.resolved_config);
+    f.set_attribute("meta_checksum", meta_checksum(meta));
     f.set_attribute("eddy_version", EDDY_VERSION);
     f.set_attribute("ranks", static_cast<long>(comm.size()));
     if (state.elem_bytes == 8)
@@ -86,30 +148,30 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
     f.commit();
     if (stats) *stats = f.stats();
   }
+  std::string err;
   if (comm.root()) {
     // `latest` last, through a rename, so it never names a file that is not complete.
-    const fs::path tmp = dir / "latest.tmp";
-    {
-      std::ofstream o(tmp);
-      o << name << "\n";
-      if (!o.flush()) throw Error(tmp.string() + ": cannot write");
+    err = write_text_atomically((dir / "latest").string(), std::string(name) + "\n");
+    long kept = 1;  // the one just written
+    for (const fs::path& p : list_checkpoints(dir)) {
+      const long s = checkpoint_step_of(p);
+      if (s >= meta.step || lineage_of(p) != meta.lineage) continue;
+      if (++kept > std::max(1L, keep)) remove_field_file(p.string());  // with its rank files (per_rank)
     }
-    fs::rename(tmp, dir / "latest");
-    const std::vector<fs::path> all = checkpoints_in(dir);
-    for (std::size_t k = static_cast<std::size_t>(std::max(1L, keep)); k < all.size(); ++k)
-      remove_field_file(all[k].string());  // with its rank files (per_rank writer)
   }
-  comm.barrier();
+  err = comm.broadcast(err);
+  if (!err.empty()) throw Error(err);
   return path.string();
 }
 
-std::string find_checkpoint(const fs::path& out, const std::string& restart, const parallel::Comm& comm) {
+std::string find_checkpoint(const fs::path& out, const std::string& restart, const StateLayout& layout,
+                            const parallel::Comm& comm) {
   std::string chosen, message;
   if (comm.root()) {
     if (restart == "auto") {
-      for (const fs::path& p : checkpoints_in(out / "checkpoints")) {
-        std::string why;
-        if (valid(p.string(), why)) {
+      for (const fs::path& p : list_checkpoints(out / "checkpoints")) {
+        const std::string why = unusable(p.string(), layout);
+        if (why.empty()) {
           chosen = p.string();
           break;
         }
@@ -119,8 +181,8 @@ std::string find_checkpoint(const fs::path& out, const std::string& restart, con
         message = cat("--restart auto: no valid checkpoint in ", (out / "checkpoints").string(),
                       " (run without --restart to start afresh, or give --restart PATH)");
     } else {
-      std::string why;
-      if (valid(restart, why))
+      const std::string why = unusable(restart, layout);
+      if (why.empty())
         chosen = restart;
       else
         message = cat("--restart ", restart, ": refused: ", why);
@@ -141,6 +203,8 @@ CheckpointMeta read_checkpoint_meta(const std::string& path) {
   m.step = r.attribute_long("step");
   m.time = r.attribute_double("time");
   m.resolved_config = r.attribute_string("resolved_config");
+  if (r.has_attribute("dt")) m.dt = r.attribute_double("dt");
+  if (r.has_attribute("lineage")) m.lineage = r.attribute_string("lineage");
   return m;
 }
 

@@ -1,7 +1,10 @@
 #pragma once
 /// Checkpoints (src/README.md, Output files): `checkpoints/ckpt_<step:08d>.h5` holding everything an
-/// exact restart needs, a checksum on every dataset, written under a temporary name and renamed when
-/// complete; the last K are kept and `checkpoints/latest` (the file name, one line) is updated last.
+/// exact restart needs, a checksum on every dataset and one over the root attributes, written under a
+/// temporary name and renamed when complete; `checkpoints/latest` (the file name, one line) is updated
+/// last. Checkpoints are ordered by their step as a number (past step 99,999,999 the names grow a digit),
+/// never by name. Rotation keeps the newest K of the run's lineage (a fresh start and the restarts that
+/// continue it) and only ever removes checkpoints of that lineage older than the one just written.
 /// A checkpoint written by the per_rank writer is `ckpt_<step:08d>.h5` with its rank files in
 /// `ckpt_<step:08d>.ranks/`; rotation removes both.
 #include <filesystem>
@@ -23,6 +26,16 @@ struct CheckpointMeta {
   long step = 0;
   double time = 0.0;
   std::string resolved_config;  ///< YAML of the run
+  double dt = 0.0;              ///< the time step [s]: time == step * dt
+  std::string lineage;          ///< the run it belongs to: set at a fresh start, kept by the restarts
+};
+
+/// What a run expects of a checkpoint's `state` dataset: its global shape (block.global, `ncomp` values
+/// per cell) and value type (`elem_bytes`: 8 double, 4 float, 2 uint16).
+struct StateLayout {
+  Block block;
+  int ncomp = 1;
+  int elem_bytes = 8;
 };
 
 /// The state: this rank's block of a distributed array with `ncomp` values per cell of `elem_bytes`
@@ -35,17 +48,27 @@ struct CheckpointState {
   const void* data = nullptr;
 };
 
-/// Write a checkpoint into `<out>/checkpoints` with writer `mode`, update `latest`, remove all but the
-/// newest `keep`. Returns its path; `stats` (when given) receives its bytes and write time. Collective.
+/// Write a checkpoint into `<out>/checkpoints` with writer `mode`, update `latest`, and remove the
+/// checkpoints of meta.lineage older than meta.step beyond the newest `keep` (the one just written
+/// included); checkpoints of other lineages, newer ones and unreadable files are left alone. Returns its
+/// path; `stats` (when given) receives its bytes and write time. Collective.
 std::string write_checkpoint(const std::filesystem::path& out, const CheckpointMeta& meta,
                              const CheckpointState& state, long keep, const parallel::Comm& comm,
                              WriteMode mode = WriteMode::automatic, WriteStats* stats = nullptr);
 
-/// The checkpoint to restart from: `auto` = the newest one in `<out>/checkpoints` whose checksums hold
-/// (ones that fail are skipped with a warning; none at all is an InputError); anything else is a path,
-/// refused (InputError) when missing or when a checksum fails. Collective.
+/// The checkpoint to restart from: `auto` = the newest one in `<out>/checkpoints` that is usable (ones
+/// that are not are skipped with a warning; none at all is an InputError); anything else is a path,
+/// refused (InputError) when missing or not usable. Usable: an eddy checkpoint whose metadata checksum
+/// holds, with step >= 0 (the one in its name), finite time >= 0 equal to step * dt, a `state` of the
+/// shape and type of `layout` (checked before it is read), and its state checksum holding. Collective.
 std::string find_checkpoint(const std::filesystem::path& out, const std::string& restart,
-                            const parallel::Comm& comm);
+                            const StateLayout& layout, const parallel::Comm& comm);
+
+/// The checkpoint files `ckpt_<step>.h5` of a directory (`<out>/checkpoints`), highest step first.
+std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& dir);
+
+/// The step of a checkpoint's file name `ckpt_<step>.h5`, or -1 for any other name.
+long checkpoint_step_of(const std::filesystem::path& file);
 
 /// The metadata of a checkpoint file.
 CheckpointMeta read_checkpoint_meta(const std::string& path);

@@ -460,9 +460,13 @@ FieldFile FieldFile::create(const std::string& path, const Block& block, const p
 
   bool ok = true;
   std::string why;
+  // The temporary is a new file of this run's own: whatever has its name goes first (a crashed run's
+  // file, or a symbolic link, which is removed, never followed), and it is created exclusively.
+  if (s->rank == 0) ::unlink(s->tmp.c_str());
+  if (s->collective) comm.barrier();
   if (s->writer()) {
     h5::Id fapl = make_fapl(comm, s->collective);
-    if (fapl.valid()) s->file = h5::file(H5Fcreate(s->tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+    if (fapl.valid()) s->file = h5::file(H5Fcreate(s->tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
     ok = s->file.valid();
     if (!ok) {
       const std::string problem = creation_problem(s->tmp);
@@ -484,7 +488,7 @@ FieldFile FieldFile::create(const std::string& path, const Block& block, const p
     // library is a parallel build).
     h5::Id fapl = make_fapl(comm, false);
     if (fapl.valid())
-      s->part = h5::file(H5Fcreate(s->part_tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+      s->part = h5::file(H5Fcreate(s->part_tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
     ok = s->part.valid();
     s->part_created = ok;
     if (!ok) why = with_detail("cannot create '" + s->part_tmp + "'");

@@ -1,5 +1,6 @@
 #include "io/hdf5/text_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,8 +12,16 @@ namespace eddy::io {
 
 std::string write_text_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return "cannot create '" + tmp + "': " + std::strerror(errno);
+  // A new file of our own: whatever has the temporary's name goes first (a crashed run's file, or a
+  // symbolic link, which is removed, never followed), and the file is created exclusively.
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  std::FILE* f = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
+  if (!f) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return "cannot create '" + tmp + "': " + why;
+  }
   int err = 0;  // the first failure's errno
   auto note = [&err](bool failed) {
     if (failed && err == 0) err = errno ? errno : EIO;

@@ -120,7 +120,7 @@ def as_text(value):
 
 
 # ------------------------------------------------------------------------------------------ files
-_STEP_RE = re.compile(r"_(\d{8})\.h5$")
+_STEP_RE = re.compile(r"_(\d{8,})\.h5$")  # 8 digits, more past step 99,999,999
 
 
 def field_files(run_dir):

@@ -2,7 +2,9 @@
 # scripts/submit or scripts/sweep wrote. The job script sets, before sourcing this file:
 #   EDDY_BIN          the eddy executable            EDDY_OUT   the run's output directory
 #   EDDY_JOB_SCRIPT   the job script itself (resubmitted for the next segment of a restart chain)
-#   EDDY_MAX_SEGMENTS the longest chain              EDDY_RESTART  "auto": segment 0 restarts too
+#   EDDY_MAX_SEGMENTS the longest chain              EDDY_RESTART  "auto": segment 0 restarts too;
+#                                                    "overwrite": segment 0 starts afresh, replacing
+#                                                    another run's checkpoints (eddy run --overwrite)
 #   EDDY_SWEEP_TABLE  (sweeps) the task table: task id, output dir, then the task's eddy options,
 #                     tab-separated, one line per task of the job array
 #   eddy_args=(...)   CONFIG and the --set options   launch=(srun ...) the MPI launcher
@@ -13,6 +15,8 @@
 # submits its own script again as segment N+1, which runs `eddy run ... --restart auto`. A run that
 # finished (exit 0) is not resubmitted, and neither is one whose checkpoint did not advance in two
 # segments in a row (one segment without progress, a stop during the set-up, is resubmitted once).
+# Progress is the checkpoint's step, a number: past step 99,999,999 the names grow a digit, so names
+# are never compared as text.
 
 # Pin OpenMP threads (OMP_PLACES=cores, OMP_PROC_BIND=close) only where Slurm confines each rank to
 # its own cores (TaskPlugin task/affinity or task/cgroup): without that, every rank's threads would be
@@ -32,6 +36,13 @@ eddy_job_id() { echo "${1%%;*}"; }
 
 # The checkpoint file named by checkpoints/latest (empty if none).
 eddy_job_latest() { cat "$EDDY_OUT/checkpoints/latest" 2>/dev/null || true; }
+
+# The step of a checkpoint name ckpt_<step>.h5 as a number (-1 for none or any other name).
+eddy_job_step() {
+  local n=${1#ckpt_}
+  n=${n%.h5}
+  if [[ $1 == ckpt_*.h5 && $n =~ ^[0-9]{1,18}$ ]]; then echo $((10#$n)); else echo -1; fi
+}
 
 # sbatch from inside a job: drop the running job's SLURM_* variables (except SLURM_CONF), which the
 # new job would otherwise inherit and which sbatch/srun may read as options.
@@ -66,6 +77,8 @@ eddy_job() {
   local restart=()
   if ((segment > 0)) || [[ ${EDDY_RESTART:-} == auto && -n $(eddy_job_latest) ]]; then
     restart=(--restart auto)
+  elif [[ ${EDDY_RESTART:-} == overwrite ]]; then
+    restart=(--overwrite)
   fi
   local before
   before=$(eddy_job_latest)
@@ -99,7 +112,7 @@ eddy_job() {
       fi
       # No progress: no step ran, as when the stop came during the set-up (Slurm's signal while a large
       # checkpoint was read). One such segment is resubmitted; a second in a row ends the chain.
-      if [[ $after == "$before" ]]; then
+      if (($(eddy_job_step "$after") <= $(eddy_job_step "$before"))); then
         if [[ -e $EDDY_OUT/slurm/stalled ]]; then
           eddy_job_log "segment $segment: no progress (checkpoint still $after) twice in a row; not resubmitting"
           return 75

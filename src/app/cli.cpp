@@ -32,6 +32,10 @@ namespace {
 const char* usage =
     "usage:\n"
     "  eddy run CONFIG.yaml [--set key.path=value]... [--out DIR] [--restart auto|PATH] [--quiet]\n"
+    "           [--overwrite] [--allow-physics-change]\n"
+    "      --overwrite: start afresh in a directory that holds another run's checkpoints (deletes them)\n"
+    "      --allow-physics-change: --restart under other physics (Reynolds number, boundaries, collision,\n"
+    "                              forcing) than the checkpoint's\n"
     "  eddy validate CONFIG.yaml [--set key.path=value]...\n"
     "  eddy optimize CONFIG.yaml [--set key.path=value]... [--out DIR] [--quiet]   (2D spectral: optimal "
     "perturbation)\n"
@@ -47,7 +51,7 @@ const char* usage =
 struct Args {
   std::string verb, config, out, json, restart;
   std::vector<std::string> sets;
-  bool quiet = false;
+  bool quiet = false, overwrite = false, allow_physics_change = false;
   long steps = 0;
   int repeats = 5;
   PlanOptions plan;
@@ -110,6 +114,10 @@ Args parse(int argc, char** argv) {
         throw InputError(
             "--restart needs a value: auto (the newest valid checkpoint) or a checkpoint file\n" +
             std::string(usage));
+    } else if (s == "--overwrite" && a.verb == "run") {
+      a.overwrite = true;
+    } else if (s == "--allow-physics-change" && a.verb == "run") {
+      a.allow_physics_change = true;
     } else if (s == "--json" && (a.verb == "bench" || a.verb == "plan")) {
       a.json = a.plan.json = value(s);
     } else if (a.verb == "plan" && (s == "--ranks" || s == "--nodes" || s == "--gpus-per-node")) {
@@ -277,7 +285,9 @@ int main_entry(int argc, char** argv) {
     if (a.verb == "bench" && std::filesystem::is_directory(a.config)) return bench_suite(a, comm);
     const config::RunSpec spec = config::load_file(a.config, a.sets);
     if (a.verb == "run") {
-      if (run(spec, RunOptions{a.out, a.quiet, a.restart}, comm).interrupted) code = exit_interrupted;
+      if (run(spec, RunOptions{a.out, a.quiet, a.restart, a.overwrite, a.allow_physics_change}, comm)
+              .interrupted)
+        code = exit_interrupted;
     } else if (a.verb == "bench") {
       bench(spec, BenchOptions{a.steps, a.repeats, a.json, a.config, a.sets}, comm);
     } else if (a.verb == "optimize") {

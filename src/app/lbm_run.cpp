@@ -27,11 +27,10 @@ namespace {
 /// The LBM time step follows from the config (lattice velocity, physics, grid): it must be the one the
 /// checkpoint ran with.
 void check_restart_time_step(const io::CheckpointMeta& ckpt, double dt, const std::string& path) {
-  const double t = static_cast<double>(ckpt.step) * dt;
-  if (std::fabs(t - ckpt.time) > 1e-9 * std::max(1.0, std::fabs(t)))
+  if (!(std::fabs(ckpt.dt - dt) <= 1e-9 * dt))
     throw InputError(
         cat("--restart ", path, ": the checkpoint's time step (from numerics.lattice_velocity, physics, ",
-            "domain) is ", ckpt.time / double(ckpt.step), " s but the config's is ", dt,
+            "domain) is ", ckpt.dt, " s but the config's is ", dt,
             " s; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
 }
 
@@ -299,15 +298,15 @@ void add_steady_check(const config::RunSpec& spec, const LbmCase& c, lbm::Solver
 RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm) {
   const LbmCase c = make_lbm_case(spec, comm);
   const lbm::Units& u = c.units;
+  auto solver = lbm::make_solver(c.setup);
   // A restart is checked before anything is written.
   const Restart restart =
       find_restart(spec, opt, checkpoint_meta(spec, "lbm", lbm::lattice_names(c.setup.lattice)),
-                   "lattice (numerics.lattice)", comm);
+                   "lattice (numerics.lattice)", {c.block, solver->q(), solver->state_bytes()}, comm);
   if (!restart.path.empty()) check_restart_time_step(restart.meta, u.dt, restart.path);
   // The solver and its state come before the output directory: a checkpoint whose state does not fit is
   // refused (exit 2) with nothing written.
-  auto solver = lbm::make_solver(c.setup);
-  const RunStart start{restart.meta.step, !restart.path.empty()};
+  const RunStart start{restart.meta.step, !restart.path.empty(), restart.meta.lineage};
   if (start.restarted)
     solver->load_state(io::read_checkpoint_state(restart.path, c.block, solver->q(), solver->state_bytes()),
                        start.step);

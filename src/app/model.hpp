@@ -80,6 +80,7 @@ class Model {
 struct RunStart {
   long step = 0;
   bool restarted = false;
+  std::string lineage;  ///< the restarted checkpoint's lineage ("": a new one, for a fresh start)
 };
 
 /// The standard outputs of `spec` registered on `simulation` (after the driver's own actions), the run

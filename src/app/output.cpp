@@ -1,12 +1,20 @@
 #include "app/output.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <sstream>
 
 #include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/memory.hpp"
+#include "io/config/config.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "io/hdf5/xdmf.hpp"
@@ -22,6 +30,67 @@ fs::path RunOutput::directory(const config::RunSpec& spec, const RunOptions& opt
   return fs::path("out") / spec.name;
 }
 
+OutputLock::OutputLock(const fs::path& dir, const parallel::Comm& comm) : comm_(comm), dir_(dir) {
+  std::string err;
+  if (comm.root()) {
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && !fs::exists(fs::symlink_status(p, ec)); p = p.parent_path()) {
+      created_.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(dir, ec);
+    const std::string lock = (dir / "eddy.lock").string();
+    if (ec)
+      err = cat(dir.string(), ": cannot create the output directory (", ec.message(),
+                "); choose a writable place with --out DIR or output.dir");
+    else if ((fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+      err = cat(lock, ": cannot open the output directory's lock (", std::strerror(errno),
+                "); choose a writable place with --out DIR or output.dir");
+    else if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int why = errno;
+      char holder[256] = {0};
+      const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
+      std::string who = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "another process";
+      while (!who.empty() && who.back() == '\n') who.pop_back();
+      ::close(fd_), fd_ = -1;
+      created_.clear();
+      err = why == EWOULDBLOCK
+                ? cat(dir.string(), ": another eddy run is writing this output directory (", who, ", lock ",
+                      lock, "); wait for it to end, or give this run another --out DIR")
+                : cat(lock, ": cannot lock the output directory (", std::strerror(why), ")");
+    } else {
+      const std::string me = cat("pid ", ::getpid(), " on host ", parallel::Comm::hostname(), "\n");
+      if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, me.data(), me.size(), 0) != ssize_t(me.size()))
+        log::warn(cat(lock, ": cannot record this run in the lock (", std::strerror(errno), ")"));
+    }
+  }
+  err = comm.broadcast(err);
+  if (!err.empty()) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    throw InputError(err);
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+void OutputLock::remove_if_unused() {
+  if (comm_.root() && fd_ >= 0 && !created_.empty()) {
+    std::error_code ec;
+    bool only_lock = true;
+    for (const auto& e : fs::directory_iterator(dir_, ec))
+      only_lock = only_lock && e.path().filename() == "eddy.lock";
+    if (only_lock && !ec && fs::remove(dir_ / "eddy.lock", ec)) {
+      ::close(fd_), fd_ = -1;
+      for (const fs::path& p : created_)
+        if (!fs::remove(p, ec)) break;  // not empty: something else is there
+    }
+  }
+  comm_.barrier();
+}
+
 RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm)
     : spec_(spec),
       comm_(comm),
@@ -30,6 +99,7 @@ RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const p
   std::string err;
   if (comm.root()) {
     std::error_code ec;
+    if (opt.overwrite && opt.restart.empty()) fs::remove_all(dir_ / "checkpoints", ec);
     fs::create_directories(dir_ / "fields", ec);
     if (ec)
       err = cat(dir_.string(), ": cannot create the output directory (", ec.message(),
@@ -150,20 +220,93 @@ void RunOutput::log_write_bandwidth() const {
 
 io::CheckpointMeta checkpoint_meta(const config::RunSpec& spec, const std::string& solver,
                                    const std::string& scheme) {
-  return {solver,
-          scheme,
-          spec.numerics.precision,
-          std::vector<long>(spec.domain.cells.begin(), spec.domain.cells.end()),
-          0,
-          0.0,
-          spec.resolved_yaml};
+  io::CheckpointMeta m;
+  m.solver = solver, m.scheme = scheme, m.precision = spec.numerics.precision;
+  m.cells.assign(spec.domain.cells.begin(), spec.domain.cells.end());
+  m.resolved_config = spec.resolved_yaml;
+  return m;
 }
 
+namespace {
+
+/// The physics of a checkpoint's resolved config that differ from the run's, as "section (lines)" items
+/// joined by "; " ("" when they agree). Everything else (run length, outputs, parallel settings, the
+/// initial condition) may change at a restart.
+std::string physics_changes(const config::RunSpec& now, const std::string& path, const std::string& yaml) {
+  config::RunSpec was;
+  try {
+    was = config::load_text(yaml, path + " (resolved_config)");
+  } catch (const std::exception& e) {
+    log::warn(cat("--restart ", path, ": the physics are not compared, its resolved_config does not load (",
+                  e.what(), ")"));
+    return "";
+  }
+  using Copy = void (*)(config::RunSpec&, const config::RunSpec&);
+  const std::pair<const char*, Copy> parts[] = {
+      {"physics", [](config::RunSpec& x, const config::RunSpec& w) { x.physics = w.physics; }},
+      {"boundaries", [](config::RunSpec& x, const config::RunSpec& w) { x.boundaries = w.boundaries; }},
+      {"geometry.bodies, wall",
+       [](config::RunSpec& x, const config::RunSpec& w) {
+         x.geometry.bodies = w.geometry.bodies, x.geometry.wall = w.geometry.wall;
+       }},
+      {"numerics.collision, trt_magic, les",
+       [](config::RunSpec& x, const config::RunSpec& w) {
+         x.numerics.collision = w.numerics.collision, x.numerics.trt_magic = w.numerics.trt_magic,
+         x.numerics.les = w.numerics.les;
+       }},
+      {"numerics.hyperviscosity", [](config::RunSpec& x, const config::RunSpec& w) {
+         x.numerics.hyperviscosity = w.numerics.hyperviscosity,
+         x.numerics.hyperviscosity_order = w.numerics.hyperviscosity_order;
+       }}};
+  auto lines = [](const std::string& text) {
+    std::vector<std::string> v;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);)
+      v.push_back(l.substr(std::min(l.find_first_not_of(' '), l.size())));
+    return v;
+  };
+  const std::vector<std::string> mine = lines(config::to_yaml(now));
+  std::string changes;
+  for (const auto& [name, copy] : parts) {
+    config::RunSpec x = now;
+    copy(x, was);
+    if (config::same_settings(x, now)) continue;
+    const std::vector<std::string> theirs = lines(config::to_yaml(x));
+    std::string diff;
+    int shown = 0;
+    for (std::size_t k = 0; k < std::min(mine.size(), theirs.size()) && shown < 4; ++k)
+      if (mine[k] != theirs[k]) diff += cat(shown++ ? ", " : "", "'", theirs[k], "' -> '", mine[k], "'");
+    changes += cat(changes.empty() ? "" : "; ", name, diff.empty() ? std::string() : " (" + diff + ")");
+  }
+  return changes;
+}
+
+}  // namespace
+
 Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const io::CheckpointMeta& now,
-                     const std::string& scheme_key, const parallel::Comm& comm) {
+                     const std::string& scheme_key, const io::StateLayout& layout,
+                     const parallel::Comm& comm) {
   Restart r;
-  if (opt.restart.empty()) return r;
-  r.path = io::find_checkpoint(RunOutput::directory(spec, opt), opt.restart, comm);
+  const fs::path dir = RunOutput::directory(spec, opt);
+  if (opt.restart.empty()) {
+    std::string earlier;
+    if (comm.root() && !opt.overwrite) {
+      const std::vector<fs::path> found = io::list_checkpoints(dir / "checkpoints");
+      for (std::size_t k = 0; k < found.size() && k < 3; ++k)
+        earlier += cat(k ? ", " : "", found[k].filename().string());
+      if (found.size() > 3) earlier += cat(" and ", found.size() - 3, " more");
+    }
+    earlier = comm.broadcast(earlier);
+    if (!earlier.empty())
+      throw InputError(cat(dir.string(), ": the output directory holds checkpoints of an earlier run (",
+                           earlier,
+                           "); continue that run with --restart auto, write this one to another --out DIR, "
+                           "or start afresh here with --overwrite (deletes those checkpoints)"));
+    return r;
+  }
+  if (opt.overwrite)
+    throw InputError("--overwrite starts a run afresh; it does not go with --restart " + opt.restart);
+  r.path = io::find_checkpoint(dir, opt.restart, layout, comm);
   r.meta = io::read_checkpoint_meta(r.path);
   auto text = [](const std::vector<long>& v) {
     std::string t;
@@ -179,6 +322,16 @@ Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const i
       throw InputError(
           cat("--restart ", r.path, ": the checkpoint's ", k[0], " is ", k[1], " but the config's is ", k[2],
               "; restart with the config that wrote it (its resolved_config attribute) or start afresh"));
+  const std::string changes = physics_changes(spec, r.path, r.meta.resolved_config);
+  if (!changes.empty() && !opt.allow_physics_change)
+    throw InputError(cat("--restart ", r.path,
+                         ": the config's physics differ from the checkpoint's: ", changes,
+                         "; restart with the config that wrote it (its resolved_config attribute), start "
+                         "afresh (another --out DIR, or --overwrite), or pass --allow-physics-change to "
+                         "continue this state under the new physics"));
+  if (!changes.empty() && comm.root())
+    log::warn(cat("--restart ", r.path,
+                  " with --allow-physics-change: the physics differ from the checkpoint's: ", changes));
   return r;
 }
 

@@ -47,10 +47,33 @@ struct FieldGrid {
   Real3 spacing{1.0, 1.0, 1.0};  ///< cell size per direction [m]
 };
 
+/// The output directory's lock, `<dir>/eddy.lock`, held from before the restart lookup to the end of the
+/// run, so that two runs never write one directory: an flock() of rank 0 (the other ranks of the run take
+/// none, so they never refuse each other), which the system releases whenever the process ends, however
+/// it ends, so a lock left by a dead process is no lock. Another live holder is InputError naming its
+/// host and pid. Creates the directory when it is missing. Collective.
+class OutputLock {
+ public:
+  OutputLock(const std::filesystem::path& dir, const parallel::Comm& comm);
+  ~OutputLock();
+  /// After bad input (every rank together): the directories the lock made go again, lock and all, when
+  /// nothing else was written there. Collective.
+  void remove_if_unused();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  parallel::Comm comm_;
+  std::filesystem::path dir_;
+  std::vector<std::filesystem::path> created_;  ///< directories this lock made, innermost first
+  int fd_ = -1;
+};
+
 class RunOutput {
  public:
   /// Create the directory (collectively; InputError if it cannot be made), open run.log and log the
-  /// build, device and resolved config.
+  /// build, device and resolved config. A fresh start with opt.overwrite removes the checkpoints of the
+  /// run that used the directory before.
   RunOutput(const config::RunSpec& spec, const RunOptions& opt, const parallel::Comm& comm);
   ~RunOutput();
 
@@ -115,11 +138,8 @@ class RunOutput {
   WriteTally fields_, checkpoints_;
 };
 
-/// The checkpoint a `--restart` names (none when opt.restart is empty), checked against the run before
-/// anything is written: solver, scheme (`scheme_key` names its config key), precision and grid must
-/// match, else InputError. Each solver then checks its own time step. Collective.
-/// What a checkpoint of this run records about it (step and time left 0): solver, its scheme (lattice or
-/// time stepper), precision, grid and the resolved config.
+/// What a checkpoint of this run records about it (step, time, dt and lineage left empty): solver, its
+/// scheme (lattice or time stepper), precision, grid and the resolved config.
 io::CheckpointMeta checkpoint_meta(const config::RunSpec& spec, const std::string& solver,
                                    const std::string& scheme);
 
@@ -127,8 +147,16 @@ struct Restart {
   std::string path;  ///< empty: a fresh start
   io::CheckpointMeta meta;
 };
+/// The checkpoint a `--restart` names (none when opt.restart is empty), checked against the run before
+/// anything is written: usable for a state of `layout` (io::find_checkpoint), and solver, scheme
+/// (`scheme_key` names its config key), precision and grid must match, else InputError; physics that
+/// differ (physics.*, boundaries.*, geometry.bodies and wall, numerics.collision, trt_magic, les,
+/// hyperviscosity) are InputError
+/// unless opt.allow_physics_change. A fresh start into a directory that holds checkpoints is InputError
+/// unless opt.overwrite. Each solver then checks its own time step. Collective.
 Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const io::CheckpointMeta& now,
-                     const std::string& scheme_key, const parallel::Comm& comm);
+                     const std::string& scheme_key, const io::StateLayout& layout,
+                     const parallel::Comm& comm);
 
 /// A restart, before anything is written: the time series `file` of the output directory (columns after
 /// step,time) must be one the run can continue (io::DiagnosticsCsv::check_append), else InputError.

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "app/lbm_case.hpp"
+#include "app/output.hpp"
 #include "app/plan.hpp"
 #include "app/spectral_case.hpp"
 #include "backend/backend.hpp"
@@ -64,10 +65,17 @@ RunResult run(const config::RunSpec& spec, const RunOptions& options, const para
   const double device_gib = comm.min(backend::is_gpu() ? backend::device_info().memory_gib : host_share);
   check_fits_device(spec, comm.size(), device_gib, backend::is_gpu() ? 1.5 : 0.1 * device_gib,
                     !backend::is_gpu());
-  if (spec.solver == "lbm") return run_lbm(spec, options, comm);
-  if (spec.solver == "spectral") return run_spectral(spec, options, comm);
-  throw InputError("solver: '" + spec.solver +
-                   "' is not available in this version of eddy (valid: lbm, spectral)");
+  // Held to the end of the run, before the restart lookup reads the directory.
+  OutputLock lock(RunOutput::directory(spec, options), comm);
+  try {
+    if (spec.solver == "lbm") return run_lbm(spec, options, comm);
+    if (spec.solver == "spectral") return run_spectral(spec, options, comm);
+    throw InputError("solver: '" + spec.solver +
+                     "' is not available in this version of eddy (valid: lbm, spectral)");
+  } catch (const InputError&) {  // found by every rank together: a refused run leaves no directory
+    lock.remove_if_unused();
+    throw;
+  }
 }
 
 }  // namespace eddy::app

@@ -17,6 +17,8 @@ struct RunOptions {
   bool quiet = false;   ///< no progress lines on the terminal (run.log still gets them)
   std::string
       restart;  ///< "" = fresh start; "auto" = newest valid checkpoint of the output directory; or a path
+  bool overwrite = false;  ///< a fresh start may replace another run's checkpoints in the directory
+  bool allow_physics_change = false;  ///< a restart may continue under other physics than its checkpoint's
 };
 
 /// What an LBM run reports about one body at its end (physical units).

@@ -1,3 +1,6 @@
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -92,6 +95,17 @@ class Diagnostics {
   std::vector<double> last_row_;
 };
 
+/// A new lineage: rank 0's host, pid and clock, the same on every rank.
+std::string new_lineage(const parallel::Comm& comm) {
+  std::string id;
+  if (comm.root()) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    id = cat(parallel::Comm::hostname(), "-", ::getpid(), "-",
+             std::chrono::duration_cast<std::chrono::microseconds>(now).count());
+  }
+  return comm.broadcast(id);
+}
+
 }  // namespace
 
 RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, const config::RunSpec& spec,
@@ -124,12 +138,16 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
         },
         spec.output.fields.at_end);
 
-  // Checkpoints: on their schedule, and whenever the run stops early.
-  const io::CheckpointMeta meta = model.checkpoint_meta();
+  // Checkpoints: on their schedule, and whenever the run stops early; each one after a health check, so
+  // that a checkpoint never holds a diverged state and rotation never replaces a healthy one by it. The
+  // lineage is the restarted checkpoint's, or a new one for a fresh start (rotation removes only its own).
+  io::CheckpointMeta meta = model.checkpoint_meta();
+  meta.lineage = start.lineage.empty() ? new_lineage(comm) : start.lineage;
   auto write_checkpoint = [&](const sim::Clock& clk) {
+    health(clk);
     const CheckpointData data = model.checkpoint();
     io::CheckpointMeta m = meta;
-    m.step = clk.step, m.time = clk.time;
+    m.step = clk.step, m.time = clk.time, m.dt = clk.dt;
     io::WriteStats stats;
     const std::string path =
         io::write_checkpoint(out.dir(), m, {&data.block, data.values, data.bytes, data.state.data()},

@@ -227,10 +227,9 @@ namespace {
 /// equals the checkpoint's time step (time / step).
 /// A fixed numerics.dt must be the one the checkpoint ran with (0 keeps the checkpoint's).
 void check_restart_time_step(const io::CheckpointMeta& ckpt, double fixed_dt, const std::string& path) {
-  const double dt = ckpt.step > 0 ? ckpt.time / double(ckpt.step) : fixed_dt;
-  if (fixed_dt > 0 && std::fabs(dt - fixed_dt) > 1e-9 * fixed_dt)
+  if (fixed_dt > 0 && !(std::fabs(ckpt.dt - fixed_dt) <= 1e-9 * fixed_dt))
     throw InputError(cat("numerics.dt: ", fixed_dt, " s, but the checkpoint ", path,
-                         " was written with dt = ", dt,
+                         " was written with dt = ", ckpt.dt,
                          " s; use that value or 0 (then the checkpoint's dt is kept)"));
 }
 
@@ -272,9 +271,10 @@ class SpectralModel final : public Model {
     const double cfl = stats_.cfl(dt_, c_.dx);
     if (stats_.nonfinite == 0 && cfl <= c_.max_cfl) return "";
     const std::string what =
-        stats_.nonfinite > 0 ? cat(stats_.nonfinite, " grid points with NaN/Inf velocity; the first")
-                             : cat("the CFL number reached ", cfl, ", above ", c_.max_cfl,
-                                   " (numerics.max_cfl, or the ", spectral::stepper_names(s_.stepper), " limit), the fastest point");
+        stats_.nonfinite > 0
+            ? cat(stats_.nonfinite, " grid points with NaN/Inf velocity; the first")
+            : cat("the CFL number reached ", cfl, ", above ", c_.max_cfl, " (numerics.max_cfl, or the ",
+                  spectral::stepper_names(s_.stepper), " limit), the fastest point");
     return what + where(stats_.nonfinite > 0);
   }
   /// " at cell (i, j[, k]) on rank r": the point a failed health check names. Collective; runs on the
@@ -382,19 +382,20 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   const spectral::Setup& s = c.setup;
   // Everything that can be bad input is checked before the output directory exists: a restart, and the
   // CFL of the initial state.
-  const Restart restart =
-      find_restart(spec, opt, checkpoint_meta(spec, "spectral", spectral::stepper_names(s.stepper)),
-                   "time stepper (numerics.time_stepper)", comm);
-  if (!restart.path.empty()) check_restart_time_step(restart.meta, spec.numerics.dt, restart.path);
-  const RunStart start{restart.meta.step, !restart.path.empty()};
   const auto exchange = parallel::make_transpose_exchange(spec.parallel.comm, comm, c.p1);
   auto solver = spectral::make_solver(s, *exchange);
+  const Restart restart =
+      find_restart(spec, opt, checkpoint_meta(spec, "spectral", spectral::stepper_names(s.stepper)),
+                   "time stepper (numerics.time_stepper)",
+                   {state_block(solver->grid()), solver->state_values(), solver->state_bytes()}, comm);
+  if (!restart.path.empty()) check_restart_time_step(restart.meta, spec.numerics.dt, restart.path);
+  const RunStart start{restart.meta.step, !restart.path.empty(), restart.meta.lineage};
   double dt = 0.0;
   if (start.restarted) {
     solver->load_state(io::read_checkpoint_state(restart.path, state_block(solver->grid()),
                                                  solver->state_values(), solver->state_bytes()),
                        start.step);
-    dt = start.step > 0 ? restart.meta.time / double(start.step) : time_step(spec, c, solver->stats());
+    dt = restart.meta.dt;  // the checkpoint's (a usable one has a finite dt > 0 with time == step * dt)
   } else {
     initialize(*solver, spec, c);
     const spectral::Stats s0 = solver->stats();

@@ -363,10 +363,10 @@ TEST(Hdf5Mpi, PerRankCheckpointsRotateWithTheirRankFiles) {
   const Comm c = world();
   const Block b = box_of(3, {6, 5, 4}, process_grid(3, c.size()), c.rank());
   const auto state = make_field<double>(b, 2);
-  eddy::io::CheckpointMeta meta{"lbm", "D3Q19", "fp64", {6, 5, 4}, 0, 0.0, "solver: lbm\n"};
+  eddy::io::CheckpointMeta meta{"lbm", "D3Q19", "fp64", {6, 5, 4}, 0, 0.0, "solver: lbm\n", 0.5, "run-a"};
   const fs::path out = dir / "run";
   for (long step : {10L, 20L, 30L}) {
-    meta.step = step;
+    meta.step = step, meta.time = 0.5 * static_cast<double>(step);
     eddy::io::WriteStats stats;
     eddy::io::write_checkpoint(out, meta, {&b, 2, 8, state.data()}, 2, c, WriteMode::per_rank, &stats);
     EXPECT_EQ(stats.mode, WriteMode::per_rank);
@@ -378,7 +378,7 @@ TEST(Hdf5Mpi, PerRankCheckpointsRotateWithTheirRankFiles) {
   EXPECT_FALSE(fs::exists(ck / "ckpt_00000010.ranks"));
   EXPECT_TRUE(fs::exists(ck / "ckpt_00000020.ranks"));
   EXPECT_TRUE(fs::exists(ck / "ckpt_00000030.ranks/000000.h5"));
-  const std::string found = eddy::io::find_checkpoint(out, "auto", c);
+  const std::string found = eddy::io::find_checkpoint(out, "auto", {b, 2, 8}, c);
   EXPECT_EQ(fs::path(found).filename(), "ckpt_00000030.h5");
   const auto back = eddy::io::read_checkpoint_state(found, b, 2, 8);
   ASSERT_EQ(back.size(), state.size() * 8);

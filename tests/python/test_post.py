@@ -472,3 +472,12 @@ def test_bench_scaling_against_the_one_rank_results(tmp_path):
         "80.0% of copy bw (shell 5% pack 1% transfer 10% inner 80% unpack 1% links 3% halos at 40% of peer bw)")
     assert by[("2gpu", "bench_other", "40,700.0 MLUPS")]["scaling"] == ""
     assert by[("1gpu", "bench_d3q19_608", "22,000.0 MLUPS")]["scaling"] == ""
+
+
+def test_field_files_are_ordered_by_step_past_eight_digits(tmp_path):
+    """Past step 99,999,999 the names grow a digit: files are ordered by step, none is skipped."""
+    (tmp_path / "fields").mkdir()
+    for step in (99999999, 100000000, 100000001):
+        (tmp_path / "fields" / f"cav_{step:08d}.h5").write_bytes(b"")
+    (tmp_path / "fields" / "cav_00000100.h5.tmp").write_bytes(b"")
+    assert [p.name for p in field_files(tmp_path)] == ["cav_99999999.h5", "cav_100000000.h5", "cav_100000001.h5"]

@@ -93,6 +93,10 @@ def test_sweep_dry_run_grid_and_zip(eddy, tmp_path):
     zipped = tool("sweep", CAVITY, "--zip", "--vary", "physics.reynolds=100,400", "--vary",
                   "domain.cells=[32,32],[48,48]", "--eddy", eddy, "--dry-run").stdout
     assert len([line for line in zipped.splitlines() if line[:1].isdigit()]) == 2
+    assert "EDDY_RESTART=''" in lines
+    again = tool("sweep", CAVITY, "--vary", "physics.reynolds=100,400", "--overwrite", "--eddy", eddy,
+                 "--out", tmp_path / "sw", "--dry-run").stdout
+    assert "EDDY_RESTART=overwrite" in again.splitlines()
     r = tool("sweep", CAVITY, "--zip", "--vary", "physics.reynolds=100,400", "--vary", "domain.cells=[32,32]",
              "--eddy", eddy, "--dry-run", expect=2)
     assert "same number of values" in r.stderr
@@ -192,6 +196,22 @@ def test_chain_stops_without_progress_or_checkpoint_or_at_the_limit(chain):
     assert rc == 75 and sbatch_args == "" and "twice in a row" in log
     rc, log, _, sbatch_args = chain(2, 75, "ckpt_00000300.h5")  # --max-segments 3
     assert rc == 75 and sbatch_args == "" and "EDDY_MAX_SEGMENTS=3" in log
+
+
+def test_chain_progress_is_the_checkpoint_step_as_a_number(chain):
+    """Past step 99,999,999 the checkpoint names grow a digit: progress compares steps, never names."""
+    chain(0, 75, "ckpt_99999999.h5")
+    rc, log, _, sbatch_args = chain(1, 75, "ckpt_100000099.h5")
+    assert rc == 0 and sbatch_args.split()[-1] == "2", log
+    rc, log, _, sbatch_args = chain(2, 75, "ckpt_99999999.h5")  # went back: no progress
+    assert rc == 75 and sbatch_args == "" and "no progress" in log
+
+
+def test_submit_overwrite_starts_the_first_job_afresh(tmp_path):
+    text = tool("submit", CAVITY, "--no-validate", "--out", tmp_path / "o", "--overwrite", "--dry-run").stdout
+    assert "EDDY_RESTART=overwrite" in text
+    r = tool("submit", CAVITY, "--no-validate", "--overwrite", "--restart", "auto", "--dry-run", expect=2)
+    assert "not allowed with" in r.stderr
 
 
 def test_chain_stops_on_sigterm(chain):

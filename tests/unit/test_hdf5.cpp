@@ -17,10 +17,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/hdf5/checkpoint.hpp"
 #include "io/hdf5/checksum.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "io/hdf5/field_reader.hpp"
+#include "io/hdf5/text_file.hpp"
 #include "io/hdf5/xdmf.hpp"
 #include "parallel/comm.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -825,4 +827,110 @@ TEST(DiagnosticsCsv, AppendKeepsRowsUpToTheRestartStep) {
   // No earlier file: a fresh one.
   auto fresh = DiagnosticsCsv::open_append(dir / "new.csv", {"e"}, self(), 30);
   EXPECT_EQ(slurp(dir / "new.csv"), "step,time,e\n");
+}
+
+namespace {
+
+/// One small checkpoint of `lineage` at `step` (dt 0.5) into `out`, keeping `keep`.
+std::string checkpoint_at(const fs::path& out, long step, const std::string& lineage, long keep) {
+  const Block whole = Block::whole(2, {4, 3, 1});
+  const auto state = make_field<double>(whole, 2);
+  eddy::io::CheckpointMeta meta{
+      "lbm", "D2Q9", "fp64", {4, 3}, step, 0.5 * static_cast<double>(step), "solver: lbm\n", 0.5, lineage};
+  return eddy::io::write_checkpoint(out, meta, {&whole, 2, 8, state.data()}, keep, self());
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> v;
+  for (const fs::path& p : eddy::io::list_checkpoints(dir)) v.push_back(p.filename().string());
+  return v;
+}
+
+}  // namespace
+
+// Past step 99,999,999 the names grow a ninth digit: checkpoints are ordered by their step, never by
+// name, so rotation keeps the newest and --restart auto takes it (with keep 1, each one written stays).
+TEST(Hdf5Checkpoint, OrderedByStepPastEightDigits) {
+  TempDir dir;
+  for (long step : {99999998L, 99999999L, 100000000L, 100000001L}) {
+    const std::string path = checkpoint_at(dir.path(), step, "run-a", 1);
+    EXPECT_TRUE(fs::exists(path)) << step;
+  }
+  EXPECT_EQ(names_in(dir.path() / "checkpoints"), std::vector<std::string>{"ckpt_100000001.h5"});
+  const Block whole = Block::whole(2, {4, 3, 1});
+  const std::string found = eddy::io::find_checkpoint(dir.path(), "auto", {whole, 2, 8}, self());
+  EXPECT_EQ(fs::path(found).filename(), "ckpt_100000001.h5");
+  EXPECT_EQ(slurp(dir / "checkpoints/latest"), "ckpt_100000001.h5\n");
+  EXPECT_EQ(eddy::io::checkpoint_step_of("ckpt_100000001.h5"), 100000001L);
+  EXPECT_EQ(eddy::io::checkpoint_step_of("ckpt_1x.h5"), -1L);
+}
+
+// Rotation removes only checkpoints of the lineage written, older than the one just written: another
+// run's (higher steps) stay, and so do this lineage's newer ones.
+TEST(Hdf5Checkpoint, RotationRemovesOnlyOlderOnesOfItsLineage) {
+  TempDir dir;
+  for (long step : {10000L, 20000L, 30000L}) checkpoint_at(dir.path(), step, "old", 3);
+  for (long step : {500L, 1000L}) checkpoint_at(dir.path(), step, "new", 3);
+  const fs::path ck = dir.path() / "checkpoints";
+  EXPECT_EQ(names_in(ck),
+            (std::vector<std::string>{"ckpt_00030000.h5", "ckpt_00020000.h5", "ckpt_00010000.h5",
+                                      "ckpt_00001000.h5", "ckpt_00000500.h5"}));
+  for (long step : {1500L, 2000L}) checkpoint_at(dir.path(), step, "new", 3);
+  EXPECT_EQ(names_in(ck),
+            (std::vector<std::string>{"ckpt_00030000.h5", "ckpt_00020000.h5", "ckpt_00010000.h5",
+                                      "ckpt_00002000.h5", "ckpt_00001500.h5", "ckpt_00001000.h5"}));
+  checkpoint_at(dir.path(), 1200, "new", 2);  // a restart from 1000: 1500 and 2000 are newer, not removed
+  EXPECT_TRUE(fs::exists(ck / "ckpt_00002000.h5"));
+  EXPECT_TRUE(fs::exists(ck / "ckpt_00001500.h5"));
+  EXPECT_TRUE(fs::exists(ck / "ckpt_00001200.h5"));
+  EXPECT_TRUE(fs::exists(ck / "ckpt_00001000.h5"));
+  EXPECT_TRUE(fs::exists(ck / "ckpt_00030000.h5"));
+}
+
+// A checkpoint whose state has another shape or type than the run's is refused before its checksum is
+// computed, and --restart auto falls back past it.
+TEST(Hdf5Checkpoint, StateOfAnotherShapeIsUnusable) {
+  TempDir dir;
+  checkpoint_at(dir.path(), 10, "a", 3);
+  const Block other = Block::whole(2, {5, 3, 1});
+  try {
+    eddy::io::find_checkpoint(dir.path(), dir / "checkpoints/ckpt_00000010.h5", {other, 2, 8}, self());
+    ADD_FAILURE() << "no error";
+  } catch (const eddy::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("shape (3, 4, 2), the run's state is (3, 5, 2)"), std::string::npos)
+        << e.what();
+  }
+  const Block whole = Block::whole(2, {4, 3, 1});
+  EXPECT_THROW(eddy::io::find_checkpoint(dir.path(), "auto", {whole, 2, 4}, self()), eddy::InputError);
+  checkpoint_at(dir.path(), 20, "a", 3);
+  {
+    std::ofstream junk(dir / "checkpoints/ckpt_00000030.h5");
+    junk << "not HDF5";
+  }
+  const std::string found = eddy::io::find_checkpoint(dir.path(), "auto", {whole, 2, 8}, self());
+  EXPECT_EQ(fs::path(found).filename(), "ckpt_00000020.h5");
+}
+
+// Temporaries never follow a symbolic link planted under their name: the target outside is untouched.
+TEST(Hdf5, TemporariesDoNotFollowSymlinks) {
+  TempDir dir;
+  const std::string victim = dir / "victim.txt";
+  {
+    std::ofstream v(victim);
+    v << "precious\n";
+  }
+  fs::create_directories(dir.path() / "out");
+  fs::create_symlink(victim, dir.path() / "out/f.h5.tmp");
+  fs::create_symlink(victim, dir.path() / "out/t.txt.tmp");
+  {
+    const Block whole = Block::whole(2, {4, 3, 1});
+    const auto u = make_field<double>(whole, 2);
+    FieldFile f = FieldFile::create(dir / "out/f.h5", whole, self());
+    f.write_vector("u", u.data(), 2);
+    f.commit();
+  }
+  EXPECT_EQ(eddy::io::write_text_atomically(dir / "out/t.txt", "new\n"), "");
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_EQ(slurp(dir / "out/t.txt"), "new\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir.path() / "out/f.h5")));
 }
