@@ -1,4 +1,4 @@
-# Shared by the checkpoint and output-directory tests: a work directory, pass/fail counting, and cav.yaml,
+# Shared by the checkpoint and output-directory tests: a work directory, pass/fail counting, and cav.yaml (tests/data/cav.yaml),
 # a 32^2 D2Q9 TRT FP64 lid-driven cavity at Re 100 (lattice velocity 0.1) with fields every 100 steps,
 # diagnostics every 50, checkpoints every 100 (keep 3), 400 steps. Source it as `. cav_lib.sh EDDY SRC`.
 set -u
@@ -20,21 +20,4 @@ expect() {
   if [ "$code" = "$want" ] && grep -qE -- "$pattern" "$log"; then ok
   else bad "eddy $* exited $code (want $want, output matching '$pattern'):"; sed 's/^/    /' "$log"; fi
 }
-cat >cav.yaml <<'YAML'
-name: cav
-solver: lbm
-domain: {cells: [32, 32], length: 1.0}
-physics: {reynolds: 100, velocity: 1.0}
-numerics: {precision: fp64, lattice: D2Q9, collision: trt, lattice_velocity: 0.1}
-boundaries:
-  x_min: {type: wall}
-  x_max: {type: wall}
-  y_min: {type: wall}
-  y_max: {type: moving_wall, velocity: [1.0, 0.0]}
-output:
-  fields: {every: 100}
-  diagnostics: {every: 50}
-  checkpoint: {every: 100, keep: 3}
-run: {steps: 400}
-validation: {reference: none}
-YAML
+cp "$src/tests/data/cav.yaml" cav.yaml

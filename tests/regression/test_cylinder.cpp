@@ -1,7 +1,7 @@
 // The DFG benchmark 2D-1 of Schaefer & Turek (1996): steady flow around a cylinder at Re 20, run through
-// the same code path as `eddy run cases/cylinder/cylinder2d_re20.yaml`, against the reference drag coefficient
-// 5.5795 and pressure difference 0.11752 Pa (John & Matthies 2001, the values of the 1996 paper's best
-// solutions), and the drag error falling from D = 10 to D = 20 cells.
+// the same code path as `eddy run cases/cylinder/cylinder2d_re20.yaml`, against the reference drag
+// coefficient 5.5795 and pressure difference 0.11752 Pa (John & Matthies 2001, the values of the 1996 paper's
+// best solutions), and the drag error falling from D = 10 to D = 20 cells.
 //
 // Tolerances: the acceptance bounds, 2 % on the drag and 3 % on the pressure difference at a
 // resolution CI can afford (D = 20 cells, 36,080 cells, 12,800 steps); cases/cylinder/README.md has the

@@ -58,8 +58,8 @@ TEST(TaylorGreen2D, SecondOrderConvergenceRegularized) { check_second_order("reg
 /// largest where |u| is largest (|u| = U_lb; f~_i from the equilibrium, as the non-equilibrium part is
 /// O(tau |grad u|) smaller). Taken independent from step to step and never damped (the viscosity damps
 /// them in fact), n_steps of them add up to sqrt(n_steps) sigma per cell; relative to the rms velocity
-/// at the end, U_lb / sqrt(2) exp(-2 nu k^2 t) with nu = 2 pi / Re, k = 1, t = 2 (cases/taylor_green/tgv2d_lbm.yaml:
-/// L = 2 pi, U = 1, Re = 100), that is the bound.
+/// at the end, U_lb / sqrt(2) exp(-2 nu k^2 t) with nu = 2 pi / Re, k = 1, t = 2
+/// (cases/taylor_green/tgv2d_lbm.yaml: L = 2 pi, U = 1, Re = 100), that is the bound.
 double half_storage_bound(int n) {
   const double u_lb = 0.1 * 32.0 / n, pi = 3.141592653589793;
   double worst = 0;  // max over flow directions of sum_i |c_i|^2 f~_i^2
