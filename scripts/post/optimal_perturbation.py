@@ -7,6 +7,7 @@ the base vorticity, the optimal perturbation and the final vorticity difference 
 import csv
 import glob
 import os
+import re
 import sys
 
 
@@ -32,7 +33,9 @@ def main(argv):
     try:
         import h5py
 
-        files = sorted(glob.glob(os.path.join(run, "fields", "*.h5")))
+        # by step as a number (past step 99,999,999 the names grow a digit); temporaries are not .h5
+        steps = {p: re.search(r"_(\d+)\.h5$", p) for p in glob.glob(os.path.join(run, "fields", "*.h5"))}
+        files = sorted((p for p, m in steps.items() if m), key=lambda p: int(steps[p].group(1)))
         with h5py.File(files[-1], "r") as f:
             for name in ("base_vorticity", "vorticity", "final_vorticity_difference"):
                 fields[name] = np.asarray(f[name][...])

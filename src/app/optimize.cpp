@@ -247,24 +247,27 @@ OptimizeResult optimize(const config::RunSpec& spec, const RunOptions& opt, cons
   const int states = static_cast<int>(
       std::min<long>(T, o.checkpoints > 0 ? o.checkpoints : long(std::ceil(std::log2(double(T)))) + 1));
 
-  RunOutput out(spec, opt, comm);
-  OptimizeResult result;
-  result.out_dir = out.dir().string();
-  log::info(cat(
-      "optimize: 2D spectral ", spectral::stepper_names(c.setup.stepper), " fp64, ", c.setup.cells[0], " x ",
-      c.setup.cells[1], " points on ", comm.size(), " rank(s), nu = ", c.setup.nu,
-      " m^2/s, dt = ", spec.numerics.dt, " s; spin-up ", o.spinup_steps, " steps, horizon T = ", T,
-      " steps; ", o.method, " with learning rate ", o.learning_rate, " (x constraint radius), ", o.iterations,
-      " iterations; binomial checkpointing with ", states, " stored states (each step evaluated at most ",
-      spectral::revolve_repetitions(T, states) + 1, " times)"));
+  // One run per output directory, as for eddy run.
+  return with_output_lock(RunOutput::directory(spec, opt), comm, [&] {
+    RunOutput out(spec, opt, comm);
+    OptimizeResult result;
+    result.out_dir = out.dir().string();
+    log::info(cat("optimize: 2D spectral ", spectral::stepper_names(c.setup.stepper), " fp64, ",
+                  c.setup.cells[0], " x ", c.setup.cells[1], " points on ", comm.size(), " rank(s), nu = ",
+                  c.setup.nu, " m^2/s, dt = ", spec.numerics.dt, " s; spin-up ", o.spinup_steps,
+                  " steps, horizon T = ", T, " steps; ", o.method, " with learning rate ", o.learning_rate,
+                  " (x constraint radius), ", o.iterations, " iterations; binomial checkpointing with ",
+                  states, " stored states (each step evaluated at most ",
+                  spectral::revolve_repetitions(T, states) + 1, " times)"));
 
-  Problem p{spec, o, adj, spec.numerics.dt, T, states};
-  spin_up(p, c.velocity);
-  initial_perturbation(p);
-  const spectral::Gradient last = iterate(p, out, comm, result);
-  gradient_memory(p, last, out, comm, result);
-  write_optimum(p, c, out, result);
-  return result;
+    Problem p{spec, o, adj, spec.numerics.dt, T, states};
+    spin_up(p, c.velocity);
+    initial_perturbation(p);
+    const spectral::Gradient last = iterate(p, out, comm, result);
+    gradient_memory(p, last, out, comm, result);
+    write_optimum(p, c, out, result);
+    return result;
+  });
 }
 
 }  // namespace eddy::app

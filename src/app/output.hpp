@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/run.hpp"
+#include "core/error.hpp"
 #include "io/config/run_spec.hpp"
 #include "io/hdf5/block.hpp"
 #include "io/hdf5/checkpoint.hpp"
@@ -68,6 +69,19 @@ class OutputLock {
   std::vector<std::filesystem::path> created_;  ///< directories this lock made, innermost first
   int fd_ = -1;
 };
+
+/// f() while this run holds its output directory's lock (eddy run, eddy optimize): one run per output
+/// directory. Bad input found by every rank together (InputError) leaves no directory the lock made.
+template <class F>
+auto with_output_lock(const std::filesystem::path& dir, const parallel::Comm& comm, F&& f) {
+  OutputLock lock(dir, comm);
+  try {
+    return f();
+  } catch (const InputError&) {
+    lock.remove_if_unused();
+    throw;
+  }
+}
 
 class RunOutput {
  public:

@@ -66,16 +66,12 @@ RunResult run(const config::RunSpec& spec, const RunOptions& options, const para
   check_fits_device(spec, comm.size(), device_gib, backend::is_gpu() ? 1.5 : 0.1 * device_gib,
                     !backend::is_gpu());
   // Held to the end of the run, before the restart lookup reads the directory.
-  OutputLock lock(RunOutput::directory(spec, options), comm);
-  try {
+  return with_output_lock(RunOutput::directory(spec, options), comm, [&]() -> RunResult {
     if (spec.solver == "lbm") return run_lbm(spec, options, comm);
     if (spec.solver == "spectral") return run_spectral(spec, options, comm);
     throw InputError("solver: '" + spec.solver +
                      "' is not available in this version of eddy (valid: lbm, spectral)");
-  } catch (const InputError&) {  // found by every rank together: a refused run leaves no directory
-    lock.remove_if_unused();
-    throw;
-  }
+  });
 }
 
 }  // namespace eddy::app

@@ -4,7 +4,8 @@
 #      holder's pid and host, and D's diagnostics.csv is the first run's alone;
 #   2. a lock left by a process killed with -9 is no lock: --restart auto goes ahead;
 #   3. the ranks of one MPI run do not refuse each other;
-#   4. a refused run (bad input) into a new directory leaves no directory behind.
+#   4. a refused run (bad input) into a new directory leaves no directory behind;
+#   5. eddy optimize takes the same lock.
 . "$(dirname "$0")/cav_lib.sh" "$1" "$2"
 
 "$eddy" run cav.yaml --out D --quiet --set run.steps=100000000 >first.log 2>&1 &
@@ -15,6 +16,8 @@ expect 2 "D: another eddy run is writing this output directory \(pid $pid on hos
   second.log -- run cav.yaml --out D --quiet --overwrite --set run.steps=400
 expect 2 "another eddy run is writing this output directory \(pid $pid" restart.log -- run cav.yaml --out D \
   --quiet --restart auto --set run.steps=100000000
+expect 2 "another eddy run is writing this output directory \(pid $pid" optimize.log -- optimize \
+  "$src/cases/optimal_perturbation/optimal_perturbation2d.yaml" --out D --quiet --set "domain.cells=[32,32]"
 kill -0 $pid 2>/dev/null && ok || bad "the first run died"
 kill -9 $pid
 wait $pid 2>/dev/null
