@@ -1,4 +1,4 @@
-# Shared by the checkpoint and output-directory tests: a work directory, pass/fail counting, and cav.yaml (tests/data/cav.yaml),
+# Shared by the CLI tests of checkpoints, restarts and the output directory: a work directory, pass/fail counting, and cav.yaml (tests/data/cav.yaml),
 # a 32^2 D2Q9 TRT FP64 lid-driven cavity at Re 100 (lattice velocity 0.1) with fields every 100 steps,
 # diagnostics every 50, checkpoints every 100 (keep 3), 400 steps. Source it as `. cav_lib.sh EDDY SRC`.
 set -u

@@ -8,15 +8,7 @@
 #   3. SIGTERM to mpirun -n 2: exit 75 within seconds, a checkpoint, and a restart that finishes;
 #   4. a checkpoint with one flipped byte: skipped by --restart auto, refused by --restart PATH;
 #   5. an induced instability exits 3 naming the step and the cell.
-set -u
-eddy=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fails=0 passes=0
-ok() { passes=$((passes + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/cav_lib.sh" "$1" "$2"  # the work directory, ok/bad/finish
 cfg=$src/cases/lid_driven_cavity/cavity2d.yaml
 base=(--set "domain.cells=[48,40]" --set "domain.length=[1.2,1.0]" --set physics.reynolds=100 --set run.end_time=0
       --set run.steady.tolerance=0 --set output.fields.every=0 --set output.diagnostics.every=100
@@ -192,5 +184,4 @@ code=$?
 "$eddy" run "$cfg" "${base[@]}" --set run.steps=10 --out nothing --restart auto >none.log 2>&1
 [ $? = 2 ] && grep -q "no valid checkpoint" none.log && [ ! -e nothing ] && ok || { bad "restart without checkpoints"; cat none.log; }
 
-echo "$passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish
