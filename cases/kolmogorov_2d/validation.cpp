@@ -8,12 +8,20 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "io/config/config.hpp"
 
 namespace eddy::cases {
 namespace {
 
 class KolmogorovError : public app::Validation {
  public:
+  void check(const config::RunSpec& spec) const override {
+    if (spec.solver != "spectral" || spec.physics.forcing.type != "kolmogorov")
+      config::fail(spec.origins, "validation.reference",
+                   "kolmogorov compares against the laminar Kolmogorov flow: it needs solver spectral and "
+                   "physics.forcing.type kolmogorov");
+  }
+
   /// Each rank sums the squared error and norm over its own points; the sums over ranks differ from one
   /// rank's by round-off only.
   std::vector<app::ValidationResult> finish(const app::FinalState& st, double tolerance) const override {

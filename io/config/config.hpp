@@ -30,8 +30,8 @@ std::string to_yaml(const RunSpec& spec);
 /// True when every config key of `a` and `b` is equal (source_file and resolved_yaml are not compared).
 bool same_settings(const RunSpec& a, const RunSpec& b);
 
-/// LBM relaxation time tau = 0.5 + 3 nu_lb, nu_lb = lattice_velocity * N_ref / reynolds, N_ref = the
-/// reference length in cells (cells along x when physics.reference_length is 0).
-double lbm_tau(const RunSpec& spec);
+/// Throw the InputError of a check after loading (the solvers' rules, which the app applies): "<origin>:
+/// <key>: <message>", the origin the key's value came from (`case.yaml:12:14`, a `--set` argument).
+[[noreturn]] void fail(const KeyOrigins& origins, const std::string& key, const std::string& message);
 
 }  // namespace eddy::config

@@ -4,6 +4,7 @@
 /// Plain structs with the default beside every field. io/config/config.cpp fills them from YAML,
 /// checks every value and refuses unknown keys; everything downstream (app, solvers, writers) reads
 /// only these structs. Physical units throughout; the solvers derive lattice/solver units.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -208,6 +209,17 @@ struct GeometrySpec {
 };
 
 /// The whole run.
+/// Where each key's value came from, for messages: a `--set` argument or `file:line:column`.
+struct KeyOrigins {
+  std::string file;                          ///< the config file's name
+  std::map<std::string, std::string> set;    ///< key path -> "--set key=value" (wins over the file)
+  std::map<std::string, std::string> marks;  ///< key path -> "file:line:column"
+  /// Whether the key itself (not only a section above it) has a known origin.
+  bool has(const std::string& path) const;
+  /// The origin of `path` or of its closest enclosing section; the file when none is known.
+  std::string at(const std::string& path) const;
+};
+
 struct RunSpec {
   std::string name = "run";    ///< run name: output goes to out/<name> by default
   std::string solver = "lbm";  ///< lbm | spectral
@@ -225,6 +237,7 @@ struct RunSpec {
 
   std::string source_file;    ///< the YAML file this came from (not a config key)
   std::string resolved_yaml;  ///< every key with its final value, as YAML (not a config key)
+  KeyOrigins origins;         ///< where each value came from (not a config key)
 
   int dimensions() const { return static_cast<int>(domain.cells.size()); }
 };

@@ -1,7 +1,7 @@
 #pragma once
 /// The config schema, written once: every key of every RunSpec section, in order, with the rule its value
 /// must meet. Loading, unknown-key detection, validation, to_yaml and --set all walk these lists
-/// (io/config/config.cpp). Adding a config key = a field in run_spec.hpp + one line here.
+/// (io/config/load.cpp, checks.cpp, config.cpp). Adding a config key = a field in run_spec.hpp + one line here.
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -77,7 +77,7 @@ void visit(FaceSpec& s, V& v) {
   v.field("pressure", s.pressure);
 }
 
-/// The keys of one body (a list entry of geometry.bodies, loaded by config.cpp's parse for BodySpec).
+/// The keys of one body (a list entry of geometry.bodies, loaded by load.cpp's parse for BodySpec).
 /// A new body type = its name here + the keys it needs + its constructor in app/geometry_case.cpp.
 template <class V>
 void visit(BodySpec& s, V& v) {

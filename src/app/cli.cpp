@@ -227,7 +227,7 @@ int bench_suite(const Args& a, const parallel::Comm& comm) {
     const std::string json =
         a.json.empty() ? "" : (fs::path(a.json) / (p.stem().string() + ".json")).string();
     try {
-      bench(config::load_file(p.string(), a.sets), BenchOptions{a.steps, a.repeats, json, p.string(), a.sets},
+      bench(load_config(p.string(), a.sets), BenchOptions{a.steps, a.repeats, json, p.string(), a.sets},
             comm);
     } catch (const Error& e) {
       if (!dynamic_cast<const InputError*>(&e) && !dynamic_cast<const NumericalError*>(&e)) throw;
@@ -265,13 +265,13 @@ int main_entry(int argc, char** argv) {
       return exit_ok;
     }
     if (a.verb == "plan") {  // no device and no MPI job needed: a login node
-      const config::RunSpec spec = config::load_file(a.config, a.sets);
+      const config::RunSpec spec = load_config(a.config, a.sets);
       check_run(spec);
       plan(spec, a.plan, comm.root());
       return exit_ok;
     }
     if (a.verb == "validate") {  // no device needed: works on a login node
-      const config::RunSpec spec = config::load_file(a.config, a.sets);
+      const config::RunSpec spec = load_config(a.config, a.sets);
       check_case(spec);
       log::info(a.config + ": valid");
       return exit_ok;
@@ -283,7 +283,7 @@ int main_entry(int argc, char** argv) {
     }
     if (backend::is_gpu()) one_rank_per_gpu(comm);
     if (a.verb == "bench" && std::filesystem::is_directory(a.config)) return bench_suite(a, comm);
-    const config::RunSpec spec = config::load_file(a.config, a.sets);
+    const config::RunSpec spec = load_config(a.config, a.sets);
     if (a.verb == "run") {
       if (run(spec, RunOptions{a.out, a.quiet, a.restart, a.overwrite, a.allow_physics_change}, comm)
               .interrupted)

@@ -15,7 +15,7 @@ namespace eddy::app {
 
 /// One body of the config as a Shape in physical coordinates (2D: z = 0). `key` names it in messages
 /// ("geometry.bodies[0]"). This is where a body type plugs in: a new `type` (e.g. stl, mask) is one more
-/// branch here, its keys in config/schema.hpp's visit(BodySpec&) and their checks in config.cpp's
+/// branch here, its keys in config/schema.hpp's visit(BodySpec&) and their checks in config/checks.cpp's
 /// check_geometry.
 geometry::ShapePtr make_body(const config::BodySpec& body, const config::RunSpec& spec,
                              const std::string& key);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "app/geometry_case.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "field/taylor_green.hpp"
+#include "io/config/config.hpp"
 #include "parallel/halo.hpp"
 
 namespace eddy::app {
@@ -40,6 +42,33 @@ lbm::Units lbm_units(const config::RunSpec& spec) {
   return lbm::Units::make(reference_length(spec), spec.physics.velocity, spec.physics.reynolds,
                           spec.domain.length[0] / static_cast<double>(spec.domain.cells[0]),
                           spec.numerics.lattice_velocity, spec.physics.density);
+}
+
+void check_lbm_rules(const config::RunSpec& spec) {
+  const int dims = spec.dimensions();
+  const int lattice_dims =
+      lbm::dimensions(lbm::lattice_names.parse(spec.numerics.lattice, "numerics.lattice"));
+  if (lattice_dims != dims)
+    config::fail(spec.origins, "numerics.lattice",
+                 cat(spec.numerics.lattice, " is a ", lattice_dims, "D lattice but domain.cells has ", dims,
+                     " entries; use ", dims == 2 ? "D2Q9" : "D3Q19 or D3Q27", " or auto"));
+  const double u = spec.numerics.lattice_velocity, mach = lbm::Units::mach(u);
+  if (mach > spec.numerics.max_mach)
+    config::fail(spec.origins, "numerics.lattice_velocity",
+                 cat("lattice Mach number ", u, "*sqrt(3) = ", mach,
+                     " exceeds numerics.max_mach = ", spec.numerics.max_mach,
+                     "; use numerics.lattice_velocity <= ", spec.numerics.max_mach / lbm::Units::mach(1.0)));
+  const double tau = lbm_units(spec).tau;
+  if (!(tau > lbm::Units::min_tau)) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%.10g must be > %.10g", tau, lbm::Units::min_tau);
+    config::fail(spec.origins, "physics.reynolds",
+                 cat("the LBM relaxation time tau = 0.5 + 3 * numerics.lattice_velocity * (reference length "
+                     "in cells) / physics.reynolds = ",
+                     text,
+                     "; use more domain.cells, a larger numerics.lattice_velocity or a smaller "
+                     "physics.reynolds"));
+  }
 }
 
 LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
@@ -86,21 +115,15 @@ LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
                                       &spec.boundaries.y_max, &spec.boundaries.z_min, &spec.boundaries.z_max};
   for (int f = 0; f < 6; ++f) {
     const config::FaceSpec& face = *faces[f];
-    const std::string& t = face.type;
-    s.faces[f] = t == "periodic"          ? lbm::FaceKind::periodic
-                 : t == "moving_wall"     ? lbm::FaceKind::moving_wall
-                 : t == "velocity_inlet"  ? lbm::FaceKind::velocity_inlet
-                 : t == "pressure_outlet" ? lbm::FaceKind::pressure_outlet
-                 : t == "outflow"         ? lbm::FaceKind::outflow
-                                          : lbm::FaceKind::wall;
+    s.faces[f] = lbm::face_kind_names.parse(face.type, "boundaries.*.type");
     for (std::size_t d = 0; d < face.velocity.size() && d < 3; ++d)
       s.wall_velocity[f][d] = c.units.to_lattice_velocity(face.velocity[d]);
-    if (t == "velocity_inlet") {
+    if (s.faces[f] == lbm::FaceKind::velocity_inlet) {
       s.parabolic[f] = face.profile == "parabolic";
       s.ramp_steps = std::max(s.ramp_steps, face.ramp_time / c.units.dt);
     }
     // p = c_s^2 drho in lattice units.
-    if (t == "pressure_outlet")
+    if (s.faces[f] == lbm::FaceKind::pressure_outlet)
       s.outlet_drho[f] = 3.0 * face.pressure / (c.units.density * std::pow(c.units.dx / c.units.dt, 2));
   }
   s.bodies = make_bodies(spec);

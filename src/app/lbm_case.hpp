@@ -25,6 +25,11 @@ struct LbmCase {
 /// The lattice units of the config: dx from domain.cells and domain.length, dt from the lattice velocity.
 lbm::Units lbm_units(const config::RunSpec& spec);
 
+/// The LBM's rules on a loaded config, with the key and origin of the value that breaks one (InputError):
+/// a lattice of the domain's dimension, a lattice Mach number u_lb sqrt(3) <= numerics.max_mach, and a
+/// relaxation time above lbm::Units::min_tau.
+void check_lbm_rules(const config::RunSpec& spec);
+
 /// Lattice units, decomposition and solver setup from the config (InputError for what the LBM cannot
 /// do, before anything is written). Collective.
 LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm);

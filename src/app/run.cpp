@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/memory.hpp"
+#include "io/config/config.hpp"
 
 namespace eddy::app {
 
@@ -28,7 +29,19 @@ void check_schedules(const config::RunSpec& spec, double dt) {
                                 " s); use a step count (e.g. 1) or a time of at least ", dt, " s"));
 }
 
+config::RunSpec load_config(const std::string& path, const std::vector<std::string>& sets) {
+  config::RunSpec spec = config::load_file(path, sets);
+  check_solver_rules(spec);
+  return spec;
+}
+
+void check_solver_rules(const config::RunSpec& spec) {
+  if (spec.solver == "lbm") check_lbm_rules(spec);
+  if (spec.solver == "spectral") check_spectral_rules(spec);
+}
+
 void check_run(const config::RunSpec& spec) {
+  check_solver_rules(spec);
   check_validation(spec);
   // Cells and their largest derived index (the LBM's populations of every padded cell, 27 x 2 rows of
   // padding) must fit a 64-bit index.

@@ -48,10 +48,16 @@ struct RunResult {
   double metric(const std::string& name) const { return app::metric(validations, name); }
 };
 
+/// A config as every verb loads it: config::load_file, then the solver's rules (check_solver_rules).
+config::RunSpec load_config(const std::string& path, const std::vector<std::string>& sets);
+/// The rules of the config's solver that the loader leaves to it (lbm: check_lbm_rules; spectral:
+/// check_spectral_rules). InputError naming the key and its origin.
+void check_solver_rules(const config::RunSpec& spec);
+
 /// The checks of a config that need no device and write nothing, the same for `eddy validate` and
-/// `eddy run` (run() calls it first): the validation's reference data (check_validation), a grid that
-/// eddy can index, and the schedules against the time step where the config fixes it (the LBM's; a
-/// spectral numerics.dt). InputError (exit 2) naming the key.
+/// `eddy run` (run() calls it first): the solver's rules, the validation's reference data (check_validation),
+/// a grid that eddy can index, and the schedules against the time step where the config fixes it (the LBM's;
+/// a spectral numerics.dt). InputError (exit 2) naming the key.
 void check_run(const config::RunSpec& spec);
 /// `eddy validate`: check_run, then the case's set-up as rank 0 of the job that parallel.ranks names (one
 /// rank without it): make_lbm_case (its bodies included) or make_spectral_case, the functions `run` uses,

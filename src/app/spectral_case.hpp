@@ -22,6 +22,10 @@ struct SpectralCase {
   double max_cfl = 0.0;
 };
 
+/// The spectral solver's rules on a loaded config, with the key and origin of the value that breaks one
+/// (InputError): a Kolmogorov forcing at a whole wave number n 2 pi / L_y that the dealiasing keeps.
+void check_spectral_rules(const config::RunSpec& spec);
+
 /// Setup and decomposition from the config (InputError for what the solver cannot do, before anything is
 /// written). Collective.
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm);

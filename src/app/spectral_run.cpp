@@ -16,11 +16,13 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "field/taylor_green.hpp"
+#include "io/config/config.hpp"
 #include "io/hdf5/checkpoint.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "parallel/decomposition.hpp"
 #include "parallel/transpose.hpp"
 #include "sim/simulation.hpp"
+#include "spectral/grid.hpp"
 #include "spectral/spectral_solver.hpp"
 
 namespace eddy::app {
@@ -75,6 +77,28 @@ std::vector<long> tune_process_grid(const config::RunSpec& spec, const parallel:
   log::info(cat("parallel.autotune: the transforms of one step on ", report, "; keeping [1, ", best[1], ", ",
                 best[2], "]"));
   return best;
+}
+
+void check_spectral_rules(const config::RunSpec& spec) {
+  const config::ForcingSpec& f = spec.physics.forcing;
+  const int dims = spec.dimensions();
+  if (f.type != "kolmogorov" || dims < 2) return;
+  // f = F sin(k_f y) x must be periodic in y and a mode the dealiasing keeps (spectral::Grid::kept).
+  Int3 cells{1, 1, 1};
+  Real3 length{1.0, 1.0, 1.0};
+  for (std::size_t d = 0; d < std::size_t(dims); ++d)
+    cells[d] = spec.domain.cells[d], length[d] = spec.domain.length[d];
+  const bool sphere = spectral::dealiasing_names.parse(spec.numerics.dealiasing, "numerics.dealiasing") ==
+                      spectral::Dealiasing::phase_shift;
+  const index_t kept = spectral::Grid::make(dims, cells, length, 1, 0, sphere).kept_extent(1);
+  const double k1 = 2 * M_PI / length[1], n = f.wavenumber / k1;
+  if (std::fabs(n - std::round(n)) > 1e-9 * std::max(1.0, n) || std::round(n) < 1 ||
+      std::round(n) > double(kept))
+    config::fail(spec.origins, "physics.forcing.wavenumber",
+                 cat(f.wavenumber, " 1/m is not a whole multiple n 2 pi / L_y (2 pi / L_y = ", k1,
+                     " 1/m) with 1 <= n <= ", kept, " (the largest k_y that numerics.dealiasing ",
+                     spec.numerics.dealiasing, " keeps on domain.cells[1]); use e.g. ",
+                     k1 * double(std::max<index_t>(1, std::min<index_t>(kept, 4)))));
 }
 
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm) {

@@ -62,4 +62,10 @@ enum class Lattice { d2q9, d3q19, d3q27 };
 /// The words of `Lattice`, by enumerator.
 inline constexpr Names<Lattice, 3> lattice_names{{D2Q9::name, D3Q19::name, D3Q27::name}};
 
+/// The dimension of a lattice's velocities: a run's domain must have as many.
+constexpr int dimensions(Lattice l) {
+  constexpr int d[] = {D2Q9::d, D3Q19::d, D3Q27::d};
+  return d[static_cast<int>(l)];
+}
+
 }  // namespace eddy::lbm

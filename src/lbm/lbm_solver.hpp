@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/macros.hpp"
+#include "core/names.hpp"
 #include "core/types.hpp"
 #include "field/exchange.hpp"
 #include "field/taylor_green.hpp"
@@ -26,6 +27,10 @@ namespace eddy::lbm {
 /// What lies beyond a face of the domain. The open kinds (velocity_inlet, pressure_outlet, outflow) are
 /// walls to the stream-collide kernel and get their populations from boundary links (boundary_k.hpp).
 enum class FaceKind { wall, moving_wall, periodic, velocity_inlet, pressure_outlet, outflow };
+
+/// The words of `FaceKind` (boundaries.*.type), by enumerator.
+inline constexpr Names<FaceKind, 6> face_kind_names{
+    {"wall", "moving_wall", "periodic", "velocity_inlet", "pressure_outlet", "outflow"}};
 
 /// Everything the solver needs, in lattice units.
 struct Setup {

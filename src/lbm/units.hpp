@@ -19,6 +19,10 @@ struct Units {
   double nu_lb = 0.0;     ///< kinematic viscosity, lattice units
   double tau = 0.5;       ///< BGK relaxation time
 
+  /// The smallest relaxation time the solver takes: the viscosity nu_lb = (tau - 1/2) / 3 vanishes at
+  /// tau = 1/2, where every collision operator here loses its stability.
+  static constexpr double min_tau = 0.5 + 1e-6;
+
   /// Units from the reference length and velocity, Re, the spacing and the lattice velocity.
   static Units make(double length_ref, double velocity_ref, double reynolds, double dx, double u_lb,
                     double density) {

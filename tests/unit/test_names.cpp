@@ -1,5 +1,6 @@
-// The words of the choices the solvers own (collision, lattice, time stepper, dealiasing) are the words
-// the schema accepts: a word the loader accepts and the solver cannot parse, or the reverse, fails here.
+// The words of the choices the solvers own (collision, lattice, face kind, time stepper, dealiasing) are the
+// words the schema accepts: a word the loader accepts and the solver cannot parse, or the reverse, fails
+// here.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,6 +28,8 @@ TEST(Names, SolverChoicesAreTheSchemasWords) {
   std::vector<std::string> lattices = lbm::lattice_names.list();
   lattices.insert(lattices.begin(), "auto");  // resolved by the loader from the dimensions
   EXPECT_EQ(schema_words("numerics.lattice"), lattices);
+  for (const char* face : {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"})
+    EXPECT_EQ(schema_words(std::string("boundaries.") + face + ".type"), lbm::face_kind_names.list());
   EXPECT_EQ(schema_words("numerics.time_stepper"), spectral::stepper_names.list());
   EXPECT_EQ(schema_words("numerics.dealiasing"), spectral::dealiasing_names.list());
 }

@@ -1,0 +1,272 @@
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "io/config/detail.hpp"
+
+namespace eddy::config::detail {
+namespace {
+
+// ---------------------------------------------------------------- validation
+
+bool satisfies(double x, const Rule& r) {
+  return (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
+}
+
+std::string describe(const Rule& r) {
+  const bool lo = std::isfinite(r.lo), hi = std::isfinite(r.hi);
+  if (lo && hi) {
+    return std::string("in ") + (r.lo_open ? "(" : "[") + short_num(r.lo) + ", " + short_num(r.hi) +
+           (r.hi_open ? ")" : "]");
+  }
+  if (lo) return (r.lo_open ? "> " : ">= ") + short_num(r.lo);
+  if (hi) return (r.hi_open ? "< " : "<= ") + short_num(r.hi);
+  return "finite";
+}
+
+void check(const std::string& path, const std::string& v, const Rule& r, const Where& w) {
+  if (!r.one_of.empty() && std::find(r.one_of.begin(), r.one_of.end(), v) == r.one_of.end()) {
+    w.fail(path, "'" + v + "' is not one of " + join(r.one_of, ", "));
+  }
+}
+void check(const std::string& path, double v, const Rule& r, const Where& w) {
+  if (!std::isfinite(v) || !satisfies(v, r)) w.fail(path, "must be " + describe(r) + ", got " + short_num(v));
+}
+void check(const std::string& path, long v, const Rule& r, const Where& w) {
+  if (!satisfies(static_cast<double>(v), r)) w.fail(path, "must be " + describe(r) + ", got " + fmt(v));
+}
+void check(const std::string&, bool, const Rule&, const Where&) {}
+void check(const std::string& path, const Schedule& v, const Rule&, const Where& w) {
+  if (v.steps < 0 || !(v.time >= 0) || !std::isfinite(v.time)) {
+    w.fail(path, "must be >= 0 (" + expected(static_cast<const Schedule*>(nullptr), {}) + ")");
+  }
+}
+void check(const std::string& path, const std::vector<double>& v, const Rule& r, const Where& w);
+void check(const std::string& path, const BodySpec& body, const Rule&, const Where& w) {
+  BodySpec copy = body;
+  BodyKeys keys;
+  visit(copy, keys);
+  for (const auto& k : keys.keys)
+    std::visit([&](auto* ref) { check(path + "." + k.first, *ref, k.second.second, w); }, k.second.first);
+}
+template <class T>
+void check(const std::string& path, const std::vector<T>& v, const Rule& r, const Where& w) {
+  if (v.size() == 1 && r.scalar_ok) return check(path, v[0], r, w);  // most likely written as a scalar
+  for (std::size_t i = 0; i < v.size(); ++i) check(path + "[" + std::to_string(i) + "]", v[i], r, w);
+}
+
+void check(const std::string& path, const std::vector<double>& v, const Rule& r, const Where& w) {
+  check<double>(path, v, r, w);
+}
+
+void check_name(const std::string& name, const Where& w) {
+  const bool ok =
+      !name.empty() && name != "." && name != ".." && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+      });
+  if (!ok) {
+    w.fail("name", "'" + name +
+                       "' is not a valid run name: it becomes a directory name, so use only letters, "
+                       "digits, '_', '.' and '-'");
+  }
+}
+
+/// numerics.lattice auto: D2Q9 in 2D, D3Q19 in 3D. Whether a lattice fits the domain, the lattice Mach
+/// number and the relaxation time are the solver's rules, which the app applies after loading
+/// (app/lbm_case.cpp, check_lbm_rules).
+void resolve_lattice(RunSpec& s) {
+  if (s.numerics.lattice == "auto") s.numerics.lattice = s.dimensions() == 2 ? "D2Q9" : "D3Q19";
+}
+
+void check_boundaries(RunSpec& s, const Where& w) {
+  FaceCollector c;
+  visit(s.boundaries, c);
+  if (s.solver == "spectral") {  // the spectral solver is periodic in every direction
+    for (auto& face : c.faces) *face.second = FaceSpec{"periodic", {}};
+    return;
+  }
+  const std::size_t dims = static_cast<std::size_t>(s.dimensions());
+  const auto key = [](const std::string& face, const char* leaf) {
+    return "boundaries." + face + "." + leaf;
+  };
+  for (std::size_t axis = 0; axis < dims && 2 * axis + 1 < c.faces.size(); ++axis) {
+    const auto& lo = c.faces[2 * axis];
+    const auto& hi = c.faces[2 * axis + 1];
+    const bool lo_periodic = lo.second->type == "periodic";
+    if (lo_periodic != (hi.second->type == "periodic")) {
+      const auto& yes = lo_periodic ? lo : hi;
+      const auto& no = lo_periodic ? hi : lo;
+      w.fail(key(yes.first, "type"), "'periodic' must be paired, but " + key(no.first, "type") + " is '" +
+                                         no.second->type + "'; make both periodic or neither");
+    }
+  }
+  for (std::size_t i = 0; i < 2 * dims && i < c.faces.size(); ++i) {
+    const FaceSpec& f = *c.faces[i].second;
+    if (f.type == "moving_wall" && f.velocity.size() != dims) {
+      const std::string at = w.has(key(c.faces[i].first, "velocity")) ? key(c.faces[i].first, "velocity")
+                                                                      : key(c.faces[i].first, "type");
+      w.fail(at, "a moving_wall needs boundaries." + c.faces[i].first +
+                     ".velocity with one entry per dimension (" + std::to_string(dims) + "), got " +
+                     std::to_string(f.velocity.size()));
+    }
+  }
+}
+
+/// Open faces (velocity_inlet, pressure_outlet, outflow): LBM only, with the keys each needs.
+void check_open_faces(RunSpec& s, const Where& w) {
+  FaceCollector c;
+  visit(s.boundaries, c);
+  const std::size_t dims = static_cast<std::size_t>(s.dimensions());
+  if (s.initial.type == "inflow" &&
+      std::none_of(c.faces.begin(), c.faces.begin() + long(2 * dims),
+                   [](const auto& f) { return f.second->type == "velocity_inlet"; }))
+    w.fail("initial.type",
+           "'inflow' starts from the velocity_inlet's profile, but no face is a velocity_inlet");
+  for (std::size_t i = 0; i < c.faces.size(); ++i) {
+    const FaceSpec& f = *c.faces[i].second;
+    const std::string key = "boundaries." + c.faces[i].first;
+    const bool open = f.type == "velocity_inlet" || f.type == "pressure_outlet" || f.type == "outflow";
+    if (!open) continue;
+    if (i >= 2 * dims) w.fail(key + ".type", "'" + f.type + "' on a face the 2D domain does not have");
+    if (f.type == "velocity_inlet" && f.velocity.size() != dims)
+      w.fail(w.has(key + ".velocity") ? key + ".velocity" : key + ".type",
+             "a velocity_inlet needs " + key + ".velocity with one entry per dimension (" +
+                 std::to_string(dims) + "), got " + std::to_string(f.velocity.size()));
+  }
+}
+
+/// geometry: bodies with the keys their type needs (and none it does not use), coefficient scales.
+void check_geometry(RunSpec& s, const Where& w) {
+  GeometrySpec& g = s.geometry;
+  const std::size_t dims = static_cast<std::size_t>(s.dimensions());
+  if (s.solver != "lbm" && !g.bodies.empty())
+    w.fail("geometry.bodies", "solid bodies are available with solver lbm only; remove them");
+  for (std::size_t b = 0; b < g.bodies.size(); ++b) {
+    const BodySpec& body = g.bodies[b];
+    const std::string key = "geometry.bodies[" + std::to_string(b) + "]";
+    const bool round = body.type == "cylinder" || body.type == "sphere";
+    const auto need = [&](const char* leaf, bool wanted, bool given, const std::string& what) {
+      if (wanted && !given) w.fail(key + "." + leaf, "a " + body.type + " needs " + what);
+      if (!wanted && given) w.fail(key + "." + leaf, "is not a key of a " + body.type + "; remove it");
+    };
+    const std::string per_dim = "one entry per dimension (" + std::to_string(dims) + ")";
+    need("center", round, !body.center.empty(), "center: " + per_dim);
+    if (round && body.center.size() != dims) w.fail(key + ".center", "needs " + per_dim);
+    need("radius", round, body.radius > 0, "radius > 0");
+    if (!body.axis.empty() && (body.type != "cylinder" || dims != 3))
+      w.fail(key + ".axis", "only a cylinder in 3D has an axis (a 2D cylinder is a disc along z)");
+    if (!body.axis.empty() && body.axis.size() != 3) w.fail(key + ".axis", "needs 3 entries");
+    if (body.length > 0 && (body.type != "cylinder" || dims != 3))
+      w.fail(key + ".length", "only a cylinder in 3D has a length; remove it");
+    const bool from_file = body.type == "stl" || body.type == "mask";
+    need("file", from_file, !body.file.empty(),
+         "file: the path of the " + std::string(body.type == "stl" ? "STL surface" : "HDF5 mask"));
+    need("translate", body.type == "stl", !body.translate.empty(), "translate: " + per_dim);
+    if (body.type == "stl" && body.translate.size() != dims) w.fail(key + ".translate", "needs " + per_dim);
+    if (body.type == "stl" && !(body.scale > 0))
+      w.fail(key + ".scale", "must be > 0 (x = scale * x_file + translate)");
+    if (body.type != "stl" && body.scale != 1.0)
+      w.fail(key + ".scale", "is not a key of a " + body.type + "; remove it");
+    if (body.type != "mask" && body.dataset != "solid")
+      w.fail(key + ".dataset", "is not a key of a " + body.type + "; remove it");
+    need("lo", body.type == "box", !body.lo.empty(), "lo: " + per_dim);
+    need("hi", body.type == "box", !body.hi.empty(), "hi: " + per_dim);
+    if (body.type == "box") {
+      if (body.lo.size() != dims) w.fail(key + ".lo", "needs " + per_dim);
+      if (body.hi.size() != dims) w.fail(key + ".hi", "needs " + per_dim);
+      for (std::size_t d = 0; d < dims; ++d)
+        if (!(body.lo[d] < body.hi[d]))
+          w.fail(key + ".hi", "every entry must be above its lo (entry " + std::to_string(d) + ")");
+    }
+  }
+  if (g.reference_velocity > 0) {
+    if (!(g.reference_length > 0))
+      w.fail("geometry.reference_length", "the force coefficients need a reference length > 0 [m]");
+    if (dims == 3 && !(g.reference_area > 0))
+      w.fail("geometry.reference_area", "the force coefficients in 3D need a reference area > 0 [m^2]");
+  }
+}
+
+void check_forcing(const RunSpec& s, const Where& w) {
+  const ForcingSpec& f = s.physics.forcing;
+  if (f.type == "none") return;
+  if (s.solver != "spectral") {
+    w.fail("physics.forcing.type",
+           "'" + f.type +
+               "' forcing is available with solver spectral only; use none (the LBM takes a "
+               "uniform physics.body_force)");
+    return;
+  }
+  if (f.type == "band_limited") {
+    if (f.band.size() != 2 || !(f.band[0] < f.band[1])) {
+      w.fail("physics.forcing.band",
+             "needs two wave numbers [k_a, k_b] [1/m] with k_a < k_b, e.g. [0.5, 2.5]");
+    }
+  }
+}
+
+}  // namespace
+
+void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
+  for (const Field& f : fields) std::visit([&](auto* ref) { check(f.path, *ref, f.rule, w); }, f.ref);
+  check_name(s.name, w);
+
+  const std::size_t dims = s.domain.cells.size();
+  if (dims != 2 && dims != 3) {
+    w.fail("domain.cells", "needs 2 or 3 entries ([nx, ny] or [nx, ny, nz]), got " + std::to_string(dims));
+  }
+  if (s.solver == "lbm") {
+    for (std::size_t i = 0; i < dims; ++i) {
+      if (s.domain.cells[i] < 2) {
+        w.fail("domain.cells[" + std::to_string(i) + "]",
+               "lbm needs at least 2 cells per direction, got " + fmt(s.domain.cells[i]));
+      }
+    }
+  }
+  std::vector<double>& length = s.domain.length;
+  if (length.size() == 1) length.assign(dims, length[0]);
+  if (length.size() != dims) {
+    w.fail("domain.length", "needs one value or one per dimension (" + std::to_string(dims) + "), got " +
+                                std::to_string(length.size()));
+  }
+
+  if (!s.physics.body_force.empty() && s.physics.body_force.size() != dims) {
+    w.fail("physics.body_force", "needs one entry per dimension (" + std::to_string(dims) + "), got " +
+                                     std::to_string(s.physics.body_force.size()));
+  }
+  if (s.solver != "lbm") {
+    for (double g : s.physics.body_force)
+      if (g != 0.0) w.fail("physics.body_force", "is only available with solver lbm; remove it");
+    if (s.numerics.les.model != "none")
+      w.fail("numerics.les.model",
+             "'" + s.numerics.les.model + "' is only available with solver lbm; use none");
+  }
+  if (s.solver == "lbm") {
+    resolve_lattice(s);
+  } else if (s.numerics.precision == "fp32/fp16") {
+    w.fail("numerics.precision", "'fp32/fp16' is only available with solver lbm; use fp64 or fp32");
+  }
+  check_boundaries(s, w);
+  if (s.solver == "lbm") check_open_faces(s, w);
+  if (s.solver != "lbm" && s.initial.type == "inflow")
+    w.fail("initial.type", "'inflow' is available with solver lbm only");
+  check_geometry(s, w);
+  check_forcing(s, w);
+
+  if (!(s.run.end_time > 0) && s.run.steps <= 0) {
+    w.fail(w.has("run.end_time") ? "run.end_time" : "run.steps",
+           "neither run.end_time nor run.steps is > 0; set one of them to say when the run stops");
+  }
+#ifndef EDDY_HDF5_PARALLEL
+  if (s.output.writer == "collective")
+    w.fail("output.writer",
+           "'collective' needs a parallel HDF5 (MPI-IO) and this build's HDF5 is serial; use auto, gather or "
+           "per_rank");
+#endif
+  if (!s.parallel.ranks.empty() && s.parallel.ranks.size() != dims) {
+    w.fail("parallel.ranks", "needs one entry per dimension (" + std::to_string(dims) +
+                                 ") or none (automatic), got " + std::to_string(s.parallel.ranks.size()));
+  }
+}
+
+}  // namespace eddy::config::detail

@@ -1,0 +1,100 @@
+// The solvers' rules on a loaded config (app::check_solver_rules, applied by every verb after loading):
+// lattice against domain, lattice Mach number, relaxation time, the Kolmogorov forcing's wave number
+// against the dealiasing, and a case's own refusal (validation.reference kolmogorov). Each error names
+// the key with the file:line:column (or --set argument) its value came from.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "app/lbm_case.hpp"
+#include "app/run.hpp"
+#include "core/error.hpp"
+#include "io/config/config.hpp"
+#include "lbm/units.hpp"
+
+namespace {
+
+using eddy::config::load_text;
+
+const std::string kMinimal = "run:\n  steps: 10\n";
+const std::string kSpectral =
+    kMinimal + "solver: spectral\ndomain:\n  cells: [32, 32]\n  length: 6.283185307179586\n";
+
+/// The message of the InputError that loading and the checks of `eddy run` throw, or "(accepted)".
+std::string error_of(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  try {
+    eddy::app::check_run(load_text(yaml, "case.yaml", sets));
+  } catch (const eddy::InputError& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+void expect_error(const std::string& yaml, std::initializer_list<std::string> parts,
+                  const std::vector<std::string>& sets = {}) {
+  const std::string msg = error_of(yaml, sets);
+  for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' in: " << msg;
+}
+
+void expect_accepted(const std::string& yaml) { EXPECT_EQ(error_of(yaml), "(accepted)"); }
+
+TEST(SolverRules, LatticeMatchesTheDomain) {
+  expect_error(kMinimal + "numerics:\n  lattice: D3Q19\n",
+               {"case.yaml:4:12: numerics.lattice: D3Q19 is a 3D lattice but domain.cells has 2 entries"});
+  expect_error(kMinimal + "domain:\n  cells: [8, 8, 8]\nnumerics:\n  lattice: D2Q9\n",
+               {"case.yaml:6:12: numerics.lattice: D2Q9 is a 2D lattice but domain.cells has 3 entries"});
+  expect_error(kMinimal, {"--set numerics.lattice=D3Q27: numerics.lattice: D3Q27 is a 3D lattice"},
+               {"numerics.lattice=D3Q27"});
+  expect_accepted(kMinimal + "domain:\n  cells: [8, 8, 8]\nnumerics:\n  lattice: D3Q27\n");
+}
+
+TEST(SolverRules, LatticeMachNumber) {
+  expect_error(kMinimal + "numerics:\n  lattice_velocity: 0.2\n",
+               {"case.yaml:4:21: numerics.lattice_velocity: lattice Mach number",
+                "exceeds numerics.max_mach = 0.3", "<= 0.173205"});
+  expect_accepted(kMinimal + "numerics:\n  lattice_velocity: 0.2\n  max_mach: 0.4\n");
+  // The Mach limit is an LBM concern only.
+  expect_accepted(kMinimal + "solver: spectral\nnumerics:\n  lattice_velocity: 0.5\n");
+}
+
+TEST(SolverRules, RelaxationTime) {
+  eddy::config::RunSpec s = load_text(kMinimal + "domain:\n  cells: [100, 100]\n  length: 2\n", "x.yaml");
+  s.physics.reynolds = 1000;
+  s.numerics.lattice_velocity = 0.1;
+  EXPECT_NEAR(eddy::app::lbm_units(s).tau, 0.5 + 3 * 0.1 * 100 / 1000, 1e-15);
+  s.physics.reference_length = 0.5;  // 25 cells
+  EXPECT_NEAR(eddy::app::lbm_units(s).tau, 0.5 + 3 * 0.1 * 25 / 1000, 1e-15);
+
+  // tau - 0.5 = 3 * 0.1 * 128 / 1e8 = 3.8e-7: too close to 0.5.
+  expect_error(kMinimal + "physics:\n  reynolds: 1e8\n",
+               {"case.yaml:4:13: physics.reynolds: the LBM relaxation time tau", "must be > 0.500001",
+                "more domain.cells", "larger numerics.lattice_velocity"});
+  EXPECT_GT(eddy::lbm::Units::min_tau, 0.5);
+  expect_accepted(kMinimal + "physics:\n  reynolds: 1e4\n");
+  expect_accepted(kMinimal + "solver: spectral\nphysics:\n  reynolds: 1e8\n");
+}
+
+TEST(SolverRules, KolmogorovWaveNumberIsOneTheDealiasingKeeps) {
+  const std::string kolmogorov = kSpectral + "physics:\n  forcing:\n    type: kolmogorov\n    wavenumber: ";
+  expect_error(kolmogorov + "2.5\n", {"case.yaml:10:17: physics.forcing.wavenumber", "whole multiple",
+                                      "1 <= n <= 10", "two_thirds"});
+  // 32 points: the 2/3 rule keeps |k_y| <= (32 - 1) / 3 = 10, the phase-shift sphere floor(32 sqrt(2) / 3)
+  // = 15 on the axis (spectral::Grid::kept_extent).
+  expect_error(kolmogorov + "11\n", {"physics.forcing.wavenumber", "1 <= n <= 10"});
+  expect_accepted(kolmogorov + "10\n");
+  expect_accepted(kolmogorov + "11\nnumerics:\n  dealiasing: phase_shift\n  time_stepper: rk4\n");
+  expect_error(kolmogorov + "16\nnumerics:\n  dealiasing: phase_shift\n  time_stepper: rk4\n",
+               {"1 <= n <= 15"});
+}
+
+TEST(SolverRules, KolmogorovValidationNeedsItsFlow) {
+  expect_error(kSpectral + "validation:\n  reference: kolmogorov\n",
+               {"case.yaml:8:14: validation.reference", "physics.forcing.type kolmogorov"});
+  expect_error(kMinimal + "validation:\n  reference: kolmogorov\n",
+               {"validation.reference", "solver spectral"});
+}
+
+}  // namespace
