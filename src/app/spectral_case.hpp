@@ -23,7 +23,8 @@ struct SpectralCase {
 };
 
 /// The spectral solver's rules on a loaded config, with the key and origin of the value that breaks one
-/// (InputError): a Kolmogorov forcing at a whole wave number n 2 pi / L_y that the dealiasing keeps.
+/// (InputError): a CFL number within the stepper's stability limit, a Kolmogorov forcing at a whole wave
+/// number n 2 pi / L_y that the dealiasing keeps.
 void check_spectral_rules(const config::RunSpec& spec);
 
 /// Setup and decomposition from the config (InputError for what the solver cannot do, before anything is

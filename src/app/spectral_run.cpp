@@ -52,6 +52,15 @@ double time_transforms(const config::RunSpec& spec, const SpectralCase& c, const
   return t[t.size() / 2];
 }
 
+/// numerics.max_cfl, else the stepper's stability limit with the dealiasing (spectral::cfl_limit).
+double max_cfl_of(const config::RunSpec& spec) {
+  return spec.numerics.max_cfl > 0
+             ? spec.numerics.max_cfl
+             : spectral::cfl_limit(
+                   spectral::stepper_names.parse(spec.numerics.time_stepper, "numerics.time_stepper"),
+                   spectral::dealiasing_names.parse(spec.numerics.dealiasing, "numerics.dealiasing"));
+}
+
 }  // namespace
 
 std::vector<long> tune_process_grid(const config::RunSpec& spec, const parallel::Comm& comm) {
@@ -80,6 +89,10 @@ std::vector<long> tune_process_grid(const config::RunSpec& spec, const parallel:
 }
 
 void check_spectral_rules(const config::RunSpec& spec) {
+  if (const double limit = max_cfl_of(spec); spec.numerics.dt == 0 && spec.numerics.cfl > limit)
+    config::fail(spec.origins, "numerics.cfl",
+                 cat(spec.numerics.cfl, " is above the stability limit ", limit, " of ",
+                     spec.numerics.time_stepper, " (numerics.max_cfl); use a smaller value"));
   const config::ForcingSpec& f = spec.physics.forcing;
   const int dims = spec.dimensions();
   if (f.type != "kolmogorov" || dims < 2) return;
@@ -114,26 +127,15 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
   return make_spectral_case(spec, comm.size(), comm.rank());
 }
 
-SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
-  SpectralCase c;
-  spectral::Setup& s = c.setup;
-  s.dims = spec.dimensions();
-  for (int d = 0; d < s.dims; ++d) {
-    const auto k = static_cast<std::size_t>(d);
-    s.cells[k] = spec.domain.cells[k];
-    s.length[k] = spec.domain.length[k];
-    c.dx[k] = s.length[k] / static_cast<double>(s.cells[k]);
-    if (s.cells[k] < 2)
-      throw InputError(cat("domain.cells[", d,
-                           "]: the spectral solver needs at least 2 points per direction, got ", s.cells[k]));
-  }
-  if (s.dims == 2) s.cells[2] = 1;
-  // The process grid [1, P1, P2] (parallel.ranks; x is never split). Slab (P1 = 1): planes of the slowest
-  // direction (z in 3D, y in 2D) in physical space; in wave-number space rows of ky (3D) or kx = 0..nx/2
-  // (2D). Pencil (3D, P1 > 1): physical x-pencils (y over P1, z over P2), spectral z-pencils (kx over P1,
-  // ky over P2). Uneven splits are fine; every rank needs a part of every split direction. Left out: slab
-  // while the ranks fit (P <= nz and P <= ny), else the pencil grid with the most ranks P2 along z that
-  // fit and divide P.
+namespace {
+
+/// The process grid [1, P1, P2] of P ranks on the box of `s` (parallel.ranks; x is never split). Slab
+/// (P1 = 1): planes of the slowest direction (z in 3D, y in 2D) in physical space; in wave-number space
+/// rows of ky (3D) or kx = 0..nx/2 (2D). Pencil (3D, P1 > 1): physical x-pencils (y over P1, z over P2),
+/// spectral z-pencils (kx over P1, ky over P2). Uneven splits are fine; every rank needs a part of every
+/// split direction. Left out: slab while the ranks fit (P <= nz and P <= ny), else the pencil grid with
+/// the most ranks P2 along z that fit and divide P.
+std::vector<long> process_grid(const config::RunSpec& spec, const spectral::Setup& s, int P) {
   const index_t rows = s.dims == 3 ? s.cells[1] : s.cells[0] / 2 + 1;
   std::vector<long> grid_ranks = s.dims == 3 ? std::vector<long>{1, 1, P} : std::vector<long>{1, P};
   if (!spec.parallel.ranks.empty()) {
@@ -152,7 +154,7 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
         break;
       }
   }
-  c.p1 = s.dims == 3 ? static_cast<int>(grid_ranks[1]) : 1;
+  const long p1 = s.dims == 3 ? grid_ranks[1] : 1;
   const long p2 = grid_ranks.back();
   if (p2 > rows)
     throw InputError(cat("domain.cells: the transposed layout splits the ",
@@ -161,13 +163,16 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
                          " ranks (each rank needs at least one); use at most ", rows, " ranks",
                          s.dims == 3 ? " along z (parallel.ranks [1, P1, P2]: P2)" : "",
                          " or more cells along ", s.dims == 3 ? "y" : "x"));
-  if (c.p1 > s.cells[0] / 2 + 1)
+  if (p1 > s.cells[0] / 2 + 1)
     throw InputError(cat("parallel.ranks: the pencils split the nx/2+1 = ", s.cells[0] / 2 + 1,
-                         " kx-columns of wave-number space over P1 = ", c.p1,
+                         " kx-columns of wave-number space over P1 = ", p1,
                          " ranks (each rank needs at least one); use a smaller P1 or more cells along x"));
-  c.slabs = parallel::Decomposition::make(s.dims, s.cells, grid_ranks, P,
-                                          rank);  // InputError: more ranks than planes
+  return grid_ranks;
+}
 
+/// The solver's physics and numerics from the config (the choices as enumerators, the viscosity, the
+/// forcing).
+void set_physics(const config::RunSpec& spec, spectral::Setup& s) {
   s.precision = spec.numerics.precision == "fp32" ? Precision::fp32 : Precision::fp64;
   s.overlap = spec.parallel.overlap;
   s.stepper = spectral::stepper_names.parse(spec.numerics.time_stepper, "numerics.time_stepper");
@@ -188,12 +193,32 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
     s.forcing.rate = f.injection_rate;
     s.forcing.band[0] = f.band[0], s.forcing.band[1] = f.band[1];
   }
+}
+
+}  // namespace
+
+SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
+  SpectralCase c;
+  spectral::Setup& s = c.setup;
+  s.dims = spec.dimensions();
+  for (int d = 0; d < s.dims; ++d) {
+    const auto k = static_cast<std::size_t>(d);
+    s.cells[k] = spec.domain.cells[k];
+    s.length[k] = spec.domain.length[k];
+    c.dx[k] = s.length[k] / static_cast<double>(s.cells[k]);
+    if (s.cells[k] < 2)
+      throw InputError(cat("domain.cells[", d,
+                           "]: the spectral solver needs at least 2 points per direction, got ", s.cells[k]));
+  }
+  if (s.dims == 2) s.cells[2] = 1;
+  const std::vector<long> grid_ranks = process_grid(spec, s, P);
+  c.p1 = s.dims == 3 ? static_cast<int>(grid_ranks[1]) : 1;
+  c.slabs = parallel::Decomposition::make(s.dims, s.cells, grid_ranks, P,
+                                          rank);  // InputError: more ranks than planes
+
+  set_physics(spec, s);
   c.velocity = spec.initial.amplitude > 0 ? spec.initial.amplitude : spec.physics.velocity;
-  c.max_cfl =
-      spec.numerics.max_cfl > 0 ? spec.numerics.max_cfl : spectral::cfl_limit(s.stepper, s.dealiasing);
-  if (spec.numerics.dt == 0 && spec.numerics.cfl > c.max_cfl)
-    throw InputError(cat("numerics.cfl: ", spec.numerics.cfl, " is above the stability limit ", c.max_cfl,
-                         " of ", spec.numerics.time_stepper, " (numerics.max_cfl); use a smaller value"));
+  c.max_cfl = max_cfl_of(spec);
   if (spec.initial.type == "taylor_green") {
     for (int d = 1; d < s.dims; ++d)
       if (std::fabs(s.length[static_cast<std::size_t>(d)] - s.length[0]) > 1e-12 * s.length[0])

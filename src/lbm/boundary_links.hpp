@@ -1,13 +1,12 @@
 #pragma once
 /// The boundary links of a block's interior fluid cells, set up on the host (boundary_k.hpp has what a
 /// link is and how the kernels fill it): for every lattice link of a near-solid cell that ends in a
-/// body or leaves the domain through an open face, one BoundaryLink of its kind with its data. A new
-/// open face kind adds its branch here and its value in boundary_k.hpp (lbm/README.md, "Adding a
-/// boundary kind").
+/// body or leaves the domain through an open face, one BoundaryLink of its kind with its data (the open
+/// kinds' data from their files, through boundary_kinds.hpp's make_open_link).
 #include <cstdint>
 #include <vector>
 
-#include "lbm/boundary_k.hpp"
+#include "lbm/boundary_kinds.hpp"
 #include "lbm/ghost_layout.hpp"
 #include "lbm/lbm_solver.hpp"
 #include "lbm/stream_collide_k.hpp"
@@ -65,27 +64,8 @@ std::vector<BoundaryLink> make_boundary_links(const Setup& s, const GhostLayout<
         if (kind != FaceKind::periodic && face < 0) face = f;
       }
       if (walled || face < 0) continue;
-      const std::size_t fs = static_cast<std::size_t>(face);
-      const int axis = face / 2;
-      const FaceKind kind = s.faces[fs];
-      if (kind == FaceKind::velocity_inlet) {
-        l.kind = inlet_link;
-        const Real3 v = inlet_velocity(s, face, x);
-        for (std::size_t d = 0; d < 3; ++d) l.u[d] = v[d];
-      } else if (kind == FaceKind::pressure_outlet) {
-        l.kind = pressure_link;
-        l.drho = s.outlet_drho[fs];
-      } else {
-        l.kind = outflow_link;
-        const int nrm = face % 2 == 0 ? -1 : 1;  // outward normal along the axis
-        // x - n + c_k: in x's own layer (c_k leaves through the face), so inside the padded block.
-        int c[3] = {L::c(k, 0), L::c(k, 1), L::c(k, 2)};
-        c[axis] -= nrm;
-        int j = 0;  // the lattice direction c_k - n: c_k without its normal component is one
-        while (j < L::q && (L::c(j, 0) != c[0] || L::c(j, 1) != c[1] || L::c(j, 2) != c[2])) ++j;
-        const index_t aux = neighbour<L>(n, faces, j, +1, a);
-        if (is_fluid(aux)) l.aux = aux, l.aux_faces = wrapped_faces(g, wrap_axes, aux);
-      }
+      make_open_link<L>(s.faces[static_cast<std::size_t>(face)], l,
+                        OpenLinkSite<T, R>{s, face, x, a, h, wrap_axes});
       open.push_back(l);
     }
   }

@@ -8,7 +8,7 @@
 
 #include "backend/parallel.hpp"
 #include "backend/profile.hpp"
-#include "lbm/boundary_k.hpp"
+#include "lbm/boundary_kinds.hpp"
 #include "lbm/collisions.hpp"
 #include "lbm/lattice.hpp"
 #include "lbm/lbm_solver.hpp"

@@ -1,7 +1,7 @@
 // The solvers' rules on a loaded config (app::check_solver_rules, applied by every verb after loading):
-// lattice against domain, lattice Mach number, relaxation time, the Kolmogorov forcing's wave number
-// against the dealiasing, and a case's own refusal (validation.reference kolmogorov). Each error names
-// the key with the file:line:column (or --set argument) its value came from.
+// lattice against domain, lattice Mach number, relaxation time, the spectral CFL limit, the Kolmogorov
+// forcing's wave number against the dealiasing, and a case's own refusal (validation.reference kolmogorov).
+// Each error names the key with the file:line:column (or --set argument) its value came from.
 #include <gtest/gtest.h>
 
 #include <initializer_list>
@@ -88,6 +88,15 @@ TEST(SolverRules, KolmogorovWaveNumberIsOneTheDealiasingKeeps) {
   expect_accepted(kolmogorov + "11\nnumerics:\n  dealiasing: phase_shift\n  time_stepper: rk4\n");
   expect_error(kolmogorov + "16\nnumerics:\n  dealiasing: phase_shift\n  time_stepper: rk4\n",
                {"1 <= n <= 15"});
+}
+
+TEST(SolverRules, CflWithinTheStepperLimit) {
+  // numerics.dt 0: the step follows from numerics.cfl, which must be within spectral::cfl_limit of the
+  // stepper and dealiasing, or numerics.max_cfl when given.
+  expect_error(kSpectral + "numerics:\n  dt: 0\n  cfl: 5\n",
+               {"case.yaml:9:8: numerics.cfl: 5 is above the stability limit", "numerics.max_cfl"});
+  expect_accepted(kSpectral + "numerics:\n  dt: 0\n  cfl: 5\n  max_cfl: 6\n");
+  expect_accepted(kSpectral + "numerics:\n  dt: 0.001\n  cfl: 5\n");
 }
 
 TEST(SolverRules, KolmogorovValidationNeedsItsFlow) {
