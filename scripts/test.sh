@@ -4,7 +4,7 @@
 # compilers exist (nothing GPU runs here).  scripts/test.sh [ctest -L regex]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-WITH_HIP=${WITH_HIP:-1} WITH_SLURM=${WITH_SLURM:-1} "$root/scripts/install-deps.sh"
+WITH_HIP=${WITH_HIP:-1} WITH_SLURM=${WITH_SLURM:-1} WITH_PARAVIEW=${WITH_PARAVIEW:-1} "$root/scripts/install-deps.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export EDDY_CMAKE_ARGS="-DEDDY_WERROR=ON ${EDDY_CMAKE_ARGS:-}"
 labels=${1:-unit|mpi|regression|scale|slurm}
