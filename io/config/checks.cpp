@@ -205,6 +205,22 @@ void check_forcing(const RunSpec& s, const Where& w) {
   }
 }
 
+/// output.fields.variables: fields the solver writes, each once.
+void check_field_variables(const RunSpec& s, const Where& w) {
+  const std::vector<std::string>& v = s.output.fields.variables;
+  const std::vector<std::string> available = s.solver == "lbm"
+                                                 ? std::vector<std::string>{"velocity", "density", "pressure"}
+                                                 : std::vector<std::string>{"velocity", "vorticity"};
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string key = "output.fields.variables[" + std::to_string(i) + "]";
+    if (std::find(available.begin(), available.end(), v[i]) == available.end())
+      w.fail(key, "'" + v[i] + "' is not a field of solver " + s.solver + "; use " + join(available, ", ") +
+                      " (or leave output.fields.variables empty for all of them)");
+    if (std::find(v.begin(), v.begin() + long(i), v[i]) != v.begin() + long(i))
+      w.fail(key, "'" + v[i] + "' is listed twice");
+  }
+}
+
 }  // namespace
 
 void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
@@ -252,6 +268,7 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
     w.fail("initial.type", "'inflow' is available with solver lbm only");
   check_geometry(s, w);
   check_forcing(s, w);
+  check_field_variables(s, w);
 
   if (!(s.run.end_time > 0) && s.run.steps <= 0) {
     w.fail(w.has("run.end_time") ? "run.end_time" : "run.steps",

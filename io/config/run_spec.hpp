@@ -111,6 +111,10 @@ struct InitialSpec {
 struct FieldOutputSpec {
   Schedule every{};    ///< when to write fields/<name>_<step>.h5 (never by default)
   bool at_end = true;  ///< also write the final state
+  /// The fields the files hold, of those the solver writes (lbm: velocity, density, pressure; spectral:
+  /// velocity, vorticity); empty = all of them.
+  std::vector<std::string> variables{};
+  std::string precision = "fp64";  ///< fp64 | fp32: the datasets' type (fp32 files from an fp64 run)
 };
 
 struct DiagnosticsSpec {

@@ -1,7 +1,8 @@
 #pragma once
 /// The config schema, written once: every key of every RunSpec section, in order, with the rule its value
 /// must meet. Loading, unknown-key detection, validation, to_yaml and --set all walk these lists
-/// (io/config/load.cpp, checks.cpp, config.cpp). Adding a config key = a field in run_spec.hpp + one line here.
+/// (io/config/load.cpp, checks.cpp, config.cpp). Adding a config key = a field in run_spec.hpp + one line
+/// here.
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -176,6 +177,8 @@ template <class V>
 void visit(FieldOutputSpec& s, V& v) {
   v.field("every", s.every);
   v.field("at_end", s.at_end);
+  v.field("variables", s.variables, one_of({"velocity", "vorticity", "pressure", "density"}));
+  v.field("precision", s.precision, one_of({"fp64", "fp32"}));
 }
 
 template <class V>
@@ -265,7 +268,7 @@ void visit(RunSpec& s, V& v) {
 
 /// A pointer to one leaf value of a RunSpec.
 using FieldRef = std::variant<std::string*, double*, long*, bool*, std::vector<long>*, std::vector<double>*,
-                              Schedule*, std::vector<BodySpec>*>;
+                              std::vector<std::string>*, Schedule*, std::vector<BodySpec>*>;
 
 /// One key of the schema: full dotted path ("numerics.precision"), where its value lives, and its rule.
 struct Field {

@@ -141,6 +141,10 @@ std::string expected(const std::vector<double>*, const Rule& rule) {
                         : "a list of numbers (e.g. [1.0, 0.0])";
 }
 std::string expected(const std::vector<long>*, const Rule&) { return "a list of integers (e.g. [64, 64])"; }
+std::string expected(const std::vector<std::string>*, const Rule& rule) {
+  return "a list of names" +
+         (rule.one_of.empty() ? std::string() : ", each one of " + join(rule.one_of, ", "));
+}
 std::string expected(const std::vector<BodySpec>*, const Rule&) {
   return "a list of bodies (e.g. [{type: cylinder, center: [0.2, 0.2], radius: 0.05}])";
 }

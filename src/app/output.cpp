@@ -149,20 +149,20 @@ void RunOutput::diagnostics(long step, double time, const std::vector<double>& v
 void RunOutput::write_failed_fields(long step, double time, const FieldGrid& grid,
                                     const std::vector<FieldData>& fields) {
   write_file(dir_ / "fields" / io::step_file_name("FAILED_" + spec_.name, step, ".h5"), step, time, grid,
-             fields, {});
+             fields, {}, false);
 }
 
 void RunOutput::write_fields(long step, double time, const FieldGrid& grid,
                              const std::vector<FieldData>& fields, const std::vector<GlobalData>& globals) {
   const fs::path h5 = dir_ / "fields" / io::step_file_name(spec_.name, step, ".h5");
-  io::XdmfGrid x = write_file(h5, step, time, grid, fields, globals);
+  io::XdmfGrid x = write_file(h5, step, time, grid, fields, globals, true);
   io::write_xdmf((dir_ / "fields" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);
   series_->add(x);
 }
 
 io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, const FieldGrid& grid,
                                    const std::vector<FieldData>& fields,
-                                   const std::vector<GlobalData>& globals) {
+                                   const std::vector<GlobalData>& globals, bool as_configured) {
   const io::Block& b = grid.block;
   io::FieldFile f = io::FieldFile::create(h5.string(), b, comm_, writer_);
   f.set_attribute("solver", spec_.solver);
@@ -174,11 +174,18 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
   f.set_attribute("eddy_version", EDDY_VERSION);
   f.set_attribute("backend", backend::name());
   f.set_attribute("ranks", static_cast<long>(comm_.size()));
+  const std::vector<std::string>& wanted = spec_.output.fields.variables;
+  const bool fp32 = as_configured && spec_.output.fields.precision == "fp32";
+  std::vector<float> narrow;
   for (const FieldData& d : fields) {
-    if (d.ncomp > 0)
-      f.write_vector(d.name, d.data, d.ncomp);
-    else
-      f.write_scalar(d.name, d.data);
+    if (as_configured && !wanted.empty() && std::find(wanted.begin(), wanted.end(), d.name) == wanted.end())
+      continue;
+    if (fp32) {  // rounded to nearest, as a float cast does
+      narrow.assign(d.data, d.data + b.local_cells() * std::max(d.ncomp, 1));
+      d.ncomp > 0 ? f.write_vector(d.name, narrow.data(), d.ncomp) : f.write_scalar(d.name, narrow.data());
+    } else {
+      d.ncomp > 0 ? f.write_vector(d.name, d.data, d.ncomp) : f.write_scalar(d.name, d.data);
+    }
     if (!d.units.empty()) f.set_dataset_attribute(d.name, "units", d.units);
   }
   for (const GlobalData& g : globals) {

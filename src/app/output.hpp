@@ -110,8 +110,9 @@ class RunOutput {
   /// Append a row to diagnostics.csv.
   void diagnostics(long step, double time, const std::vector<double>& values);
 
-  /// Write fields/<name>_<step>.h5 with the standard attributes, its .xmf, and extend fields.xmf.
-  /// `globals` are written as 1D datasets beside them.
+  /// Write fields/<name>_<step>.h5 with the standard attributes, its .xmf, and extend fields.xmf: the
+  /// fields of output.fields.variables (all when it is empty) in output.fields.precision. `globals` are
+  /// written as 1D datasets beside them.
   void write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields,
                     const std::vector<GlobalData>& globals = {});
   /// The fields of a failed run: fields/FAILED_<name>_<step>.h5, not part of the time series.
@@ -140,8 +141,11 @@ class RunOutput {
   };
 
  private:
+  /// The field file `h5`; `as_configured`: only output.fields.variables, in output.fields.precision
+  /// (the time series), else every field in FP64 (a failed run's state).
   io::XdmfGrid write_file(const std::filesystem::path& h5, long step, double time, const FieldGrid& grid,
-                          const std::vector<FieldData>& fields, const std::vector<GlobalData>& globals);
+                          const std::vector<FieldData>& fields, const std::vector<GlobalData>& globals,
+                          bool as_configured);
   const config::RunSpec& spec_;
   parallel::Comm comm_;
   std::filesystem::path dir_;

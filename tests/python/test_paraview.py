@@ -91,3 +91,16 @@ def test_3d_vector_file_opens_and_matches_hdf5(eddy, display, tmp_path):
     assert arrays["velocity"].shape == (512, 3)
     assert np.array_equal(arrays["velocity"], u.reshape(-1, 3))
     assert rgb.std() > 0.05  # a picture, not a blank
+
+
+def test_fp32_selection_opens_as_float(eddy, display, tmp_path):
+    out = run_eddy(eddy, tmp_path / "c32", "lid_driven_cavity/cavity2d.yaml", "domain.cells=[24,16]",
+                   "domain.length=[1.5,1.0]", "physics.reynolds=100", "run.end_time=0.5", "validation.reference=none",
+                   "output.fields.variables=[velocity]", "output.fields.precision=fp32")
+    arrays, _ = pvpython_open(display, sorted((out / "fields").glob("cavity2d_*.xmf"))[-1], "last", "velocity",
+                              tmp_path)
+    assert "density" not in arrays and "pressure" not in arrays
+    with h5py.File(sorted((out / "fields").glob("cavity2d_*.h5"))[-1]) as f:
+        u = f["velocity"][...]
+    assert arrays["velocity_x"].dtype == np.float32
+    assert np.array_equal(arrays["velocity_x"], u[..., 0].ravel())

@@ -577,8 +577,34 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   }
   // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
   // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
-  // pressure) + 5 of geometry + validation.tolerance + output.writer
-  EXPECT_EQ(count, 103u);
+  // pressure) + 5 of geometry + validation.tolerance + output.writer + output.fields.{variables,precision}
+  EXPECT_EQ(count, 105u);
+}
+
+TEST(Config, FieldVariablesAndPrecision) {
+  const RunSpec d = load_text(kMinimal, "x.yaml");
+  EXPECT_TRUE(d.output.fields.variables.empty());  // every field the solver writes
+  EXPECT_EQ(d.output.fields.precision, "fp64");
+  const RunSpec s = load_text(
+      kMinimal + "output:\n  fields:\n    variables: [velocity, pressure]\n    precision: fp32\n", "x.yaml");
+  EXPECT_EQ(s.output.fields.variables, (std::vector<std::string>{"velocity", "pressure"}));
+  EXPECT_EQ(s.output.fields.precision, "fp32");
+  // The resolved YAML reads back to the same settings.
+  EXPECT_TRUE(eddy::config::same_settings(load_text(s.resolved_yaml, "resolved.yaml"), s));
+  expect_error(kMinimal + "output:\n  fields:\n    variables: [velocity, q]\n",
+               {"case.yaml:5:27: output.fields.variables[1]: 'q' is not one of velocity, vorticity, "
+                "pressure, density"});
+  expect_error(kMinimal + "output:\n  fields:\n    variables: [vorticity]\n",
+               {"output.fields.variables[0]: 'vorticity' is not a field of solver lbm",
+                "use velocity, density, pressure"});
+  expect_error(kMinimal + "solver: spectral\noutput:\n  fields:\n    variables: [density]\n",
+               {"output.fields.variables[0]: 'density' is not a field of solver spectral"});
+  expect_error(kMinimal + "output:\n  fields:\n    variables: [velocity, velocity]\n",
+               {"output.fields.variables[1]: 'velocity' is listed twice"});
+  expect_error(kMinimal + "output:\n  fields:\n    variables: velocity\n",
+               {"output.fields.variables: expected a list of names, each one of velocity"});
+  expect_error(kMinimal + "output:\n  fields:\n    precision: fp16\n",
+               {"output.fields.precision: 'fp16' is not one of fp64, fp32"});
 }
 
 TEST(Config, OutputWriter) {
