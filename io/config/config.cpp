@@ -234,6 +234,13 @@ std::string expected(const std::vector<double>*, const Rule& rule) {
                         : "a list of numbers (e.g. [1.0, 0.0])";
 }
 std::string expected(const std::vector<long>*, const Rule&) { return "a list of integers (e.g. [64, 64])"; }
+std::string expected(const std::vector<std::string>*, const Rule& rule) {
+  return "a list of names" +
+         (rule.one_of.empty() ? std::string() : ", each one of " + join(rule.one_of, ", "));
+}
+std::string expected(const std::vector<std::vector<double>>*, const Rule&) {
+  return "a list of points, each a list of coordinates (e.g. [[0.5, 0.5], [0.25, 0.75]])";
+}
 std::string expected(const std::vector<BodySpec>*, const Rule&) {
   return "a list of bodies (e.g. [{type: cylinder, center: [0.2, 0.2], radius: 0.05}])";
 }
@@ -738,6 +745,53 @@ void check_forcing(const RunSpec& s, const Where& w) {
   }
 }
 
+// ---------------------------------------------------------------- output: probes and spectra
+
+/// output.probes: a schedule with points, each with one coordinate per dimension inside the domain
+/// [0, L] along every axis, and fields the solver writes (once each); output.spectra: solver spectral
+/// (the LBM computes no spectrum).
+void check_series_outputs(const RunSpec& s, const Where& w) {
+  const ProbesSpec& p = s.output.probes;
+  const std::size_t dims = s.domain.cells.size();
+  const std::string example = dims == 2 ? "[[0.5, 0.5]]" : "[[0.5, 0.5, 0.5]]";
+  if (p.every.enabled() && p.points.empty())
+    w.fail(
+        w.has("output.probes.points") ? "output.probes.points" : "output.probes.every",
+        "the probes need at least one point: output.probes.points: " + example + " [m], inside the domain");
+  if (!p.every.enabled() && !p.points.empty())
+    w.fail(w.has("output.probes.every") ? "output.probes.every" : "output.probes.points",
+           "the probes have points but no schedule (output.probes.every is 0, never); give it a step count "
+           "(e.g. 10) or a time (e.g. 0.1t)");
+  for (std::size_t i = 0; i < p.points.size(); ++i) {
+    const std::string key = "output.probes.points[" + std::to_string(i) + "]";
+    const std::vector<double>& x = p.points[i];
+    if (x.size() != dims)
+      w.fail(key, "needs one coordinate per dimension (" + std::to_string(dims) + "), got " +
+                      std::to_string(x.size()) + "; e.g. " + example.substr(1, example.size() - 2));
+    for (std::size_t d = 0; d < dims; ++d)
+      if (!(x[d] >= 0.0 && x[d] <= s.domain.length[d]))
+        w.fail(key + "[" + std::to_string(d) + "]",
+               std::string("the point is outside the domain: ") + "xyz"[d] + " = " + fmt(x[d]) +
+                   " m, but the domain spans [0, " + short_num(s.domain.length[d]) + "] m along " + "xyz"[d]);
+  }
+  const std::vector<std::string> available = s.solver == "lbm"
+                                                 ? std::vector<std::string>{"velocity", "density", "pressure"}
+                                                 : std::vector<std::string>{"velocity", "vorticity"};
+  if (p.every.enabled() && p.fields.empty())
+    w.fail("output.probes.fields", "needs at least one field, of " + join(available, ", "));
+  for (std::size_t i = 0; i < p.fields.size(); ++i) {
+    const std::string key = "output.probes.fields[" + std::to_string(i) + "]";
+    if (std::find(available.begin(), available.end(), p.fields[i]) == available.end())
+      w.fail(key,
+             "'" + p.fields[i] + "' is not a field of solver " + s.solver + "; use " + join(available, ", "));
+    if (std::find(p.fields.begin(), p.fields.begin() + long(i), p.fields[i]) != p.fields.begin() + long(i))
+      w.fail(key, "'" + p.fields[i] + "' is listed twice");
+  }
+  if (s.output.spectra.every.enabled() && s.solver != "spectral")
+    w.fail("output.spectra.every", "energy spectra are written by solver spectral only (solver " + s.solver +
+                                       " computes none); remove output.spectra, or use 0");
+}
+
 void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
   for (const Field& f : fields) std::visit([&](auto* ref) { check(f.path, *ref, f.rule, w); }, f.ref);
   check_name(s.name, w);
@@ -798,6 +852,7 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
     w.fail("parallel.ranks", "needs one entry per dimension (" + std::to_string(dims) +
                                  ") or none (automatic), got " + std::to_string(s.parallel.ranks.size()));
   }
+  check_series_outputs(s, w);
 }
 
 // ---------------------------------------------------------------- writing and comparing
