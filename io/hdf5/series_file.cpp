@@ -23,16 +23,9 @@ struct SeriesFile::File {
 
 namespace {
 
-std::string with_detail(const std::string& what) {
-  const std::string d = h5::error_detail();
-  return d.empty() ? what : what + " (HDF5: " + d + ")";
-}
+using h5::with_detail;
 
-std::string shape_text(const std::vector<hsize_t>& s) {
-  std::string t = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + "]";
-}
+using h5::shape_text;
 
 hsize_t count_of(const std::vector<index_t>& shape) {
   hsize_t n = 1;
