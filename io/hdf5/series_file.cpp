@@ -37,6 +37,11 @@ h5::Id file_access() {
   h5::Id fapl = h5::plist(H5Pcreate(H5P_FILE_ACCESS));
   // STRONG: closing the file closes anything still open in it.
   if (!fapl.valid() || H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) < 0) return h5::Id();
+#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
+  // No HDF5 file lock: a reader (h5py) may open the file while the run appends to it and sees the rows up
+  // to the last flush. eddy.lock keeps a second run out of the directory.
+  if (H5Pset_file_locking(fapl.get(), false, true) < 0) return h5::Id();
+#endif
   return fapl;
 }
 
