@@ -9,7 +9,9 @@
 /// reductions) so that a failure on rank 0 (disk full) becomes the same eddy::Error on every rank. The
 /// file is made as `<path>.tmp` (created exclusively, never through a link) and renamed, so a file under
 /// its final name always holds the layout; then every append extends each dataset by its row and flushes
-/// the file, so a run that is killed loses at most the row being written.
+/// the file, so a run that is killed loses at most the row being written. The file is opened without an
+/// HDF5 file lock, so another process can read the rows up to the last flush while the run writes (no
+/// SWMR: a read that races an append may fail and is read again).
 ///
 /// A restart (open_append) keeps the rows with step <= the checkpoint's step and drops the later ones
 /// (written after the checkpoint it restarts from) by shrinking the datasets, then appends: the series

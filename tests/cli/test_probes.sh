@@ -12,7 +12,8 @@
 #      no duplicate) and the same values, bitwise;
 #   5. spectral 2D: spectra.h5 (k, energy_spectrum with sum E dk = kinetic_energy, enstrophy_spectrum =
 #      k^2 E) and probes of velocity and vorticity at grid points equal to the field files; a restart on
-#      the same rank count bitwise, on 2 ranks within the spectral agreement (1e-12 relative).
+#      the same rank count bitwise, on 2 ranks within the spectral agreement (1e-12 relative);
+#   6. spectral 3D: probes at a grid point equal the field file; pencils on 4 ranks within 1e-12.
 . "$(dirname "$0")/cav_lib.sh" "$1" "$2"  # the work directory, ok/bad/finish, cav.yaml (dt = 3.125e-3 s)
 py=/usr/bin/python3
 # same_series A B FILE [TOL]: every dataset of A/FILE and B/FILE (and the points) the same: bitwise, or
@@ -169,4 +170,28 @@ same_series sp sp_split probes.h5
 mpirun -n 2 "$eddy" run "$spec" "${sp[@]}" --out sp_split2 --restart auto || bad "the spectral restart on 2 ranks failed"
 same_series sp sp_split2 spectra.h5 1e-12
 same_series sp sp_split2 probes.h5 1e-12
+
+# 6. spectral 3D: velocity and vorticity at grid points equal the field file; 1 rank and 4 ranks on pencils
+#    [1, 2, 2] agree within 1e-12 relative (every point's x-row on one rank of the pencil grid)
+tg3=$src/cases/taylor_green/tgv3d_spectral.yaml
+gp3=$("$py" -c 'import math; h = 2 * math.pi / 16; print(repr([[(2 + 0.5) * h, (13 + 0.5) * h, (7 + 0.5) * h], [0.3, 5.9, 3.1]]))')
+s3=(--set "domain.cells=[16,16,16]" --set numerics.dt=0.01 --set run.end_time=0 --set run.steps=10
+    --set output.fields.every=10 --set output.diagnostics.every=5 --set validation.reference=none
+    --set output.probes.every=5 --set "output.probes.points=$gp3" --set "output.probes.fields=[velocity, vorticity]"
+    --quiet)
+"$eddy" run "$tg3" "${s3[@]}" --out s3 || bad "the spectral 3D run failed"
+mpirun -n 4 "$eddy" run "$tg3" "${s3[@]}" --set "parallel.ranks=[1,2,2]" --out s3_pencils ||
+  bad "the spectral 3D run on pencils failed"
+"$py" - s3 <<'PY' && ok || bad "spectral 3D probes do not match the field file"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+p = h5py.File(f"{d}/probes.h5", "r")
+assert list(p["step"][()]) == [0, 5, 10] and p["vorticity"].shape == (3, 2, 3)
+f = h5py.File(f"{d}/fields/tgv3d_spectral_00000010.h5", "r")
+for name in ("velocity", "vorticity"):
+    field = f[name][()]
+    err = np.abs(p[name][2, 0] - field[7, 13, 2]).max() / np.abs(field).max()
+    assert err <= 1e-12, (name, err)
+PY
+same_series s3 s3_pencils probes.h5 1e-12
 finish
