@@ -631,7 +631,8 @@ TEST(Config, ProbesAndSpectra) {
   EXPECT_TRUE(same_settings(load_text(s.resolved_yaml, "resolved.yaml"), s));
   EXPECT_NE(s.resolved_yaml.find("points: [[0.1, 0.2], [1.0, 0.0]]"), std::string::npos) << s.resolved_yaml;
   // Errors name the key with its line and column, and what would be valid.
-  expect_error(yaml, {"case.yaml:4:", "output.probes.points[0][1]", "outside the domain", "[0, 0.1] m along y"},
+  expect_error(yaml,
+               {"case.yaml:4:", "output.probes.points[0][1]", "outside the domain", "[0, 0.1] m along y"},
                {"domain.length=[1.0, 0.1]"});
   expect_error(kMinimal + "output:\n  probes: {every: 1, points: [[0.5]]}\n",
                {"case.yaml:4:31:", "output.probes.points[0]", "one coordinate per dimension (2), got 1"});
