@@ -8,6 +8,7 @@
                                                   [--axis x|y|z] [--index K]
     /usr/bin/python3 scripts/eddy_post.py summary  OUTDIR... [--keys physics.reynolds,...] [--csv FILE]
     /usr/bin/python3 scripts/eddy_post.py forces   OUTDIR [--cd 5.58] [--cl 0.0106] [--length D --velocity U]
+    /usr/bin/python3 scripts/eddy_post.py probes   OUTDIR|probes.h5 [--fields velocity,pressure]
     /usr/bin/python3 scripts/eddy_post.py bench    DIR_OR_JSON... [--out plot.png] [--markdown FILE]
     /usr/bin/python3 scripts/eddy_post.py compare  A B [--tol 1e-12] [--datasets velocity,density]
                                                   [--rows START:STOP] [--json FILE]
@@ -86,6 +87,13 @@ def parser():
     fo.add_argument("--velocity", type=float, help="U for St (default geometry.reference_velocity)")
     fo.add_argument("-o", "--output", help="output stem (default OUTDIR/post/forces)")
     fo.set_defaults(module="forces")
+
+    pr = sub.add_parser("probes", help="probe time series (probes.h5) per field and point, with their "
+                        "frequency spectra")
+    pr.add_argument("run", help="output directory of a run with output.probes, or its probes.h5")
+    pr.add_argument("--fields", help="comma-separated fields to plot (default: every field of the file)")
+    pr.add_argument("-o", "--output", help="output stem: STEM_<field>_p<N>.png (default OUTDIR/post/probes)")
+    pr.set_defaults(module="probes")
 
     b = sub.add_parser("bench", help="table (markdown) and bar plot of eddy bench JSON results, "
                        "several folders side by side")

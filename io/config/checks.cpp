@@ -205,20 +205,67 @@ void check_forcing(const RunSpec& s, const Where& w) {
   }
 }
 
-/// output.fields.variables: fields the solver writes, each once.
-void check_field_variables(const RunSpec& s, const Where& w) {
-  const std::vector<std::string>& v = s.output.fields.variables;
-  const std::vector<std::string> available = s.solver == "lbm"
-                                                 ? std::vector<std::string>{"velocity", "density", "pressure"}
-                                                 : std::vector<std::string>{"velocity", "vorticity"};
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::string key = "output.fields.variables[" + std::to_string(i) + "]";
-    if (std::find(available.begin(), available.end(), v[i]) == available.end())
-      w.fail(key, "'" + v[i] + "' is not a field of solver " + s.solver + "; use " + join(available, ", ") +
-                      " (or leave output.fields.variables empty for all of them)");
-    if (std::find(v.begin(), v.begin() + long(i), v[i]) != v.begin() + long(i))
-      w.fail(key, "'" + v[i] + "' is listed twice");
+// ---------------------------------------------------------------- output: fields, probes and spectra
+
+/// The fields solver s.solver writes, which the field files and the probes may name.
+std::vector<std::string> solver_fields(const RunSpec& s) {
+  return s.solver == "lbm" ? std::vector<std::string>{"velocity", "density", "pressure"}
+                           : std::vector<std::string>{"velocity", "vorticity"};
+}
+
+/// Every entry of the list `key` is a field of the solver, and none is listed twice.
+void check_field_names(const RunSpec& s, const std::string& key, const std::vector<std::string>& names,
+                       const std::string& otherwise, const Where& w) {
+  const std::vector<std::string> available = solver_fields(s);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string at = key + "[" + std::to_string(i) + "]";
+    if (std::find(available.begin(), available.end(), names[i]) == available.end())
+      w.fail(at, "'" + names[i] + "' is not a field of solver " + s.solver + "; use " +
+                     join(available, ", ") + otherwise);
+    if (std::find(names.begin(), names.begin() + long(i), names[i]) != names.begin() + long(i))
+      w.fail(at, "'" + names[i] + "' is listed twice");
   }
+}
+
+/// output.fields.variables: fields the solver writes, each once (empty: all of them).
+void check_field_variables(const RunSpec& s, const Where& w) {
+  check_field_names(s, "output.fields.variables", s.output.fields.variables,
+                    " (or leave output.fields.variables empty for all of them)", w);
+}
+
+/// output.probes: a schedule with points, each with one coordinate per dimension inside the domain
+/// [0, L] along every axis, and fields the solver writes (once each); output.spectra: solver spectral
+/// (the LBM computes no spectrum).
+void check_series_outputs(const RunSpec& s, const Where& w) {
+  const ProbesSpec& p = s.output.probes;
+  const std::size_t dims = s.domain.cells.size();
+  const std::string example = dims == 2 ? "[[0.5, 0.5]]" : "[[0.5, 0.5, 0.5]]";
+  if (p.every.enabled() && p.points.empty())
+    w.fail(
+        w.has("output.probes.points") ? "output.probes.points" : "output.probes.every",
+        "the probes need at least one point: output.probes.points: " + example + " [m], inside the domain");
+  if (!p.every.enabled() && !p.points.empty())
+    w.fail(w.has("output.probes.every") ? "output.probes.every" : "output.probes.points",
+           "the probes have points but no schedule (output.probes.every is 0, never); give it a step count "
+           "(e.g. 10) or a time (e.g. 0.1t)");
+  for (std::size_t i = 0; i < p.points.size(); ++i) {
+    const std::string key = "output.probes.points[" + std::to_string(i) + "]";
+    const std::vector<double>& x = p.points[i];
+    if (x.size() != dims)
+      w.fail(key, "needs one coordinate per dimension (" + std::to_string(dims) + "), got " +
+                      std::to_string(x.size()) + "; e.g. " + example.substr(1, example.size() - 2));
+    for (std::size_t d = 0; d < dims; ++d)
+      if (!(x[d] >= 0.0 && x[d] <= s.domain.length[d]))
+        w.fail(key + "[" + std::to_string(d) + "]",
+               std::string("the point is outside the domain: ") + "xyz"[d] + " = " + fmt(x[d]) +
+                   " m, but the domain spans [0, " + short_num(s.domain.length[d]) + "] m along " + "xyz"[d]);
+  }
+  if (p.every.enabled() && p.fields.empty())
+    w.fail("output.probes.fields", "needs at least one field, of " + join(solver_fields(s), ", "));
+  check_field_names(s, "output.probes.fields", p.fields, "", w);
+  if (s.output.spectra.every.enabled() && s.solver != "spectral")
+    w.fail("output.spectra.every", "energy spectra are written by solver spectral only (solver " + s.solver +
+                                       " computes none); remove output.spectra, or use 0");
 }
 
 }  // namespace
@@ -269,6 +316,7 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
   check_geometry(s, w);
   check_forcing(s, w);
   check_field_variables(s, w);
+  check_series_outputs(s, w);
 
   if (!(s.run.end_time > 0) && s.run.steps <= 0) {
     w.fail(w.has("run.end_time") ? "run.end_time" : "run.steps",

@@ -86,6 +86,7 @@ std::string expected(const bool*, const Rule&);
 std::string expected(const std::vector<double>*, const Rule& rule);
 std::string expected(const std::vector<long>*, const Rule&);
 std::string expected(const std::vector<std::string>*, const Rule& rule);
+std::string expected(const std::vector<std::vector<double>>*, const Rule&);
 std::string expected(const std::vector<BodySpec>*, const Rule&);
 std::string expected(const BodySpec*, const Rule&);
 std::string expected(const Schedule*, const Rule&);

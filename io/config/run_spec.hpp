@@ -126,6 +126,21 @@ struct CheckpointSpec {
   long keep = 3;     ///< how many checkpoints to keep (>= 1)
 };
 
+/// Time series of fields at points (`<out>/probes.h5`): each value interpolated (trilinear, bilinear in
+/// 2D) from the cell centres around its point, cell (i, j, k) centred at ((i, j, k) + 1/2) dx.
+struct ProbesSpec {
+  Schedule every{};                             ///< when to add a row to probes.h5 (never by default)
+  std::vector<std::vector<double>> points{};    ///< the points [m], one coordinate per dimension each,
+                                                ///< inside the domain [0, L] along every axis
+  std::vector<std::string> fields{"velocity"};  ///< velocity | pressure | density (LBM) | vorticity
+                                                ///< (spectral): fields the run's field files hold
+};
+
+/// Shell-averaged energy spectra over time (`<out>/spectra.h5`, solver spectral).
+struct SpectraSpec {
+  Schedule every{};  ///< when to add E(k) to spectra.h5 (never by default)
+};
+
 struct OutputSpec {
   std::string dir = "";  ///< output directory; "" = out/<name> (the CLI's --out wins)
   /// How the ranks write field files and checkpoints: auto (collective with a parallel HDF5, else
@@ -134,6 +149,8 @@ struct OutputSpec {
   FieldOutputSpec fields{};
   DiagnosticsSpec diagnostics{};
   CheckpointSpec checkpoint{};
+  ProbesSpec probes{};
+  SpectraSpec spectra{};
 };
 
 struct SteadySpec {

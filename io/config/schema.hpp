@@ -193,12 +193,26 @@ void visit(CheckpointSpec& s, V& v) {
 }
 
 template <class V>
+void visit(ProbesSpec& s, V& v) {
+  v.field("every", s.every);
+  v.field("points", s.points);
+  v.field("fields", s.fields, one_of({"velocity", "pressure", "density", "vorticity"}));
+}
+
+template <class V>
+void visit(SpectraSpec& s, V& v) {
+  v.field("every", s.every);
+}
+
+template <class V>
 void visit(OutputSpec& s, V& v) {
   v.field("dir", s.dir);
   v.field("writer", s.writer, one_of({"auto", "collective", "gather", "per_rank"}));
   v.section("fields", s.fields);
   v.section("diagnostics", s.diagnostics);
   v.section("checkpoint", s.checkpoint);
+  v.section("probes", s.probes);
+  v.section("spectra", s.spectra);
 }
 
 template <class V>
@@ -267,8 +281,9 @@ void visit(RunSpec& s, V& v) {
 }
 
 /// A pointer to one leaf value of a RunSpec.
-using FieldRef = std::variant<std::string*, double*, long*, bool*, std::vector<long>*, std::vector<double>*,
-                              std::vector<std::string>*, Schedule*, std::vector<BodySpec>*>;
+using FieldRef =
+    std::variant<std::string*, double*, long*, bool*, std::vector<long>*, std::vector<double>*, Schedule*,
+                 std::vector<BodySpec>*, std::vector<std::string>*, std::vector<std::vector<double>>*>;
 
 /// One key of the schema: full dotted path ("numerics.precision"), where its value lives, and its rule.
 struct Field {

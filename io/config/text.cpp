@@ -145,6 +145,9 @@ std::string expected(const std::vector<std::string>*, const Rule& rule) {
   return "a list of names" +
          (rule.one_of.empty() ? std::string() : ", each one of " + join(rule.one_of, ", "));
 }
+std::string expected(const std::vector<std::vector<double>>*, const Rule&) {
+  return "a list of points, each a list of coordinates (e.g. [[0.5, 0.5], [0.25, 0.75]])";
+}
 std::string expected(const std::vector<BodySpec>*, const Rule&) {
   return "a list of bodies (e.g. [{type: cylinder, center: [0.2, 0.2], radius: 0.05}])";
 }

@@ -176,10 +176,7 @@ constexpr int kTagMeta = 0x4844;  // 'HD': point-to-point traffic of the gather 
 constexpr int kTagData = 0x4845;
 constexpr size_t kMaxMessage = size_t(1) << 30;  // MPI counts are int: send large blocks in pieces
 
-std::string with_detail(const std::string& what) {
-  const std::string d = h5::error_detail();
-  return d.empty() ? what : what + " (HDF5: " + d + ")";
-}
+using h5::with_detail;
 
 /// Why a file cannot be created in its directory, in words; "" when nothing obvious is wrong.
 std::string creation_problem(const std::string& file) {

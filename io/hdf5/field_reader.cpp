@@ -22,16 +22,9 @@ struct FieldReader::State {
 
 namespace {
 
-std::string with_detail(const std::string& what) {
-  const std::string d = h5::error_detail();
-  return d.empty() ? what : what + " (HDF5: " + d + ")";
-}
+using h5::with_detail;
 
-std::string shape_text(const std::vector<index_t>& s) {
-  std::string t = "(";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + ")";
-}
+using h5::shape_text;
 
 enum class Kind { u8, f32, f64, u16, i32, i64, u64, other };
 

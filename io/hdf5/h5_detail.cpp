@@ -58,6 +58,11 @@ std::string error_detail() {
   return s;
 }
 
+std::string with_detail(const std::string& what) {
+  const std::string d = error_detail();
+  return d.empty() ? what : what + " (HDF5: " + d + ")";
+}
+
 Id vlen_string_type() {
   Id t = type(H5Tcopy(H5T_C_S1));
   if (!t.valid() || H5Tset_size(t.get(), H5T_VARIABLE) < 0 || H5Tset_cset(t.get(), H5T_CSET_UTF8) < 0)

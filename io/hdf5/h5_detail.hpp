@@ -24,6 +24,18 @@ void silence_errors();
 /// forget it; "" when nothing failed since the last call.
 std::string error_detail();
 
+/// `what` with the last failed HDF5 call's reason appended, "what (HDF5: reason)" (error_detail()), or
+/// `what` alone when nothing failed.
+std::string with_detail(const std::string& what);
+
+/// A dataset shape as text, "(2, 3)".
+template <class T>
+std::string shape_text(const std::vector<T>& shape) {
+  std::string t = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + std::to_string(shape[i]);
+  return t + ")";
+}
+
 /// An owning hid_t: closes with the right H5?close on destruction. Moves, never copies.
 class Id {
  public:

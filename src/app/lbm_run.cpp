@@ -9,6 +9,7 @@
 #include "app/model.hpp"
 #include "app/output.hpp"
 #include "app/run.hpp"
+#include "app/series_output.hpp"
 #include "app/stop.hpp"
 #include "app/validation.hpp"
 #include "backend/backend.hpp"
@@ -96,6 +97,7 @@ class LbmModel final : public Model {
  public:
   LbmModel(const config::RunSpec& spec, const LbmCase& c, lbm::Solver& solver, const parallel::Comm& comm)
       : spec_(spec), c_(c), u_(c.units), solver_(solver), comm_(comm), grid_{c.block, {u_.dx, u_.dx, u_.dx}} {
+    for (std::size_t a = 0; a < 3; ++a) grid_.periodic[a] = c.setup.faces[2 * a] == lbm::FaceKind::periodic;
     const config::GeometrySpec& geo = spec.geometry;
     const int dims = c.setup.dims;
     force_unit_ = u_.density * std::pow(u_.dx, dims + 1) / (u_.dt * u_.dt);
@@ -109,15 +111,26 @@ class LbmModel final : public Model {
 
   std::vector<FieldData> fields() override {
     solver_.macroscopic(rho_, vel_);
-    density_.resize(rho_.size()), pressure_.resize(rho_.size());
-    for (std::size_t k = 0; k < rho_.size(); ++k) {
-      density_[k] = u_.to_density(rho_[k]);
-      pressure_[k] = u_.to_pressure(rho_[k] - 1.0);
-    }
-    for (double& v : vel_) v = u_.to_velocity(v);
+    density_ = physical("density", rho_, vel_), pressure_ = physical("pressure", rho_, vel_);
+    vel_ = physical("velocity", rho_, vel_);
     return {{"velocity", vel_.data(), c_.setup.dims, "m/s"},
             {"density", density_.data(), 0, "kg/m^3"},
             {"pressure", pressure_.data(), 0, "Pa (deviation from the reference pressure)"}};
+  }
+
+  std::vector<ProbeField> probe_fields() const override {
+    return {{"velocity", c_.setup.dims, "m/s"},
+            {"density", 1, "kg/m^3"},
+            {"pressure", 1, "Pa (deviation from the reference pressure)"}};
+  }
+  /// The moments of just those cells, on the device (lbm::Solver::macroscopic_at).
+  std::vector<std::vector<double>> values_at(const std::vector<std::string>& names,
+                                             const std::vector<index_t>& cells) override {
+    std::vector<double> rho, vel;
+    solver_.macroscopic_at(cells, rho, vel);
+    std::vector<std::vector<double>> out;
+    for (const std::string& name : names) out.push_back(physical(name, rho, vel));
+    return out;
   }
 
   /// NaN/Inf anywhere, or the Mach number past 1.5 x numerics.max_mach, naming the cell (the first
@@ -228,12 +241,25 @@ class LbmModel final : public Model {
   /// The pressure deviation [Pa] on this rank's box.
   std::vector<double> pressure() {
     solver_.macroscopic(rho_, vel_);
-    std::vector<double> p(rho_.size());
-    for (std::size_t k = 0; k < rho_.size(); ++k) p[k] = u_.to_pressure(rho_[k] - 1.0);
-    return p;
+    return physical("pressure", rho_, vel_);
   }
 
  private:
+  /// Field `name` in physical units from the lattice density `rho` and velocity `vel` of some cells.
+  std::vector<double> physical(const std::string& name, const std::vector<double>& rho,
+                               const std::vector<double>& vel) const {
+    std::vector<double> out;
+    if (name == "velocity")
+      for (double v : vel) out.push_back(u_.to_velocity(v));
+    else if (name == "density")
+      for (double r : rho) out.push_back(u_.to_density(r));
+    else if (name == "pressure")
+      for (double r : rho) out.push_back(u_.to_pressure(r - 1.0));
+    else
+      throw Error("lbm: no field '" + name + "'");
+    return out;
+  }
+
   const config::RunSpec& spec_;
   const LbmCase& c_;
   const lbm::Units& u_;
@@ -316,6 +342,7 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   if (start.restarted) {
     check_resume(spec, opt, "diagnostics.csv", model.columns(), comm);
     if (model.coefficient_unit() > 0) check_resume(spec, opt, "coefficients.csv", coefficient_columns, comm);
+    check_resume_series(model, spec, opt, comm);
   }
   RunOutput out(spec, opt, comm);
   if (start.restarted) {

@@ -33,6 +33,14 @@ struct CheckpointData {
   std::vector<unsigned char> state;
 };
 
+/// A field the probes can sample (output.probes.fields): its name (as in the field files), values per
+/// cell and units.
+struct ProbeField {
+  std::string name;
+  int components = 1;
+  std::string units;
+};
+
 class Model {
  public:
   /// The throughput column and figure: million cell updates per second, or milliseconds per step.
@@ -51,6 +59,15 @@ class Model {
   virtual std::vector<FieldData> fields() = 0;
   /// Small arrays written whole beside the fields (e.g. the energy spectrum), the same on every rank.
   virtual std::vector<GlobalData> globals() { return {}; }
+
+  /// The fields values_at() gives.
+  virtual std::vector<ProbeField> probe_fields() const = 0;
+  /// The fields `names` (of probe_fields()) at `cells` of this rank's box (local indices, x fastest over
+  /// grid().block's extent): for each name, cells.size() x its components values, the numbers fields()
+  /// gives there. Only those cells come from the device. Collective (the spectral transforms); a rank
+  /// may pass no cells.
+  virtual std::vector<std::vector<double>> values_at(const std::vector<std::string>& names,
+                                                     const std::vector<index_t>& cells) = 0;
 
   /// "" when the state is healthy, else what failed and where, the same on every rank. Collective.
   virtual std::string health(const sim::Clock& clock) = 0;

@@ -17,6 +17,7 @@
 #include "io/config/config.hpp"
 #include "io/hdf5/diagnostics_csv.hpp"
 #include "io/hdf5/field_file.hpp"
+#include "io/hdf5/series_file.hpp"
 #include "io/hdf5/xdmf.hpp"
 #include "sim/simulation.hpp"
 
@@ -140,6 +141,14 @@ std::unique_ptr<io::DiagnosticsCsv> RunOutput::open_csv(const std::string& file,
     return std::make_unique<io::DiagnosticsCsv>(
         io::DiagnosticsCsv::open_append(path, columns, comm_, resume_step_));
   return std::make_unique<io::DiagnosticsCsv>(path, columns, comm_);
+}
+
+std::unique_ptr<io::SeriesFile> RunOutput::open_series(const std::string& file,
+                                                       const io::SeriesLayout& layout) const {
+  const std::string path = (dir_ / file).string();
+  if (resume_step_ >= 0)
+    return std::make_unique<io::SeriesFile>(io::SeriesFile::open_append(path, layout, comm_, resume_step_));
+  return std::make_unique<io::SeriesFile>(io::SeriesFile::create(path, layout, comm_));
 }
 
 void RunOutput::diagnostics(long step, double time, const std::vector<double>& values) {
@@ -345,6 +354,11 @@ Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const i
 void check_resume(const config::RunSpec& spec, const RunOptions& opt, const std::string& file,
                   const std::vector<std::string>& columns, const parallel::Comm& comm) {
   io::DiagnosticsCsv::check_append((RunOutput::directory(spec, opt) / file).string(), columns, comm);
+}
+
+void check_resume(const config::RunSpec& spec, const RunOptions& opt, const std::string& file,
+                  const io::SeriesLayout& layout, const parallel::Comm& comm) {
+  io::SeriesFile::check_append((RunOutput::directory(spec, opt) / file).string(), layout, comm);
 }
 
 RunResult run_to_end(sim::Simulation& simulation, const config::RunSpec& spec, const RunOutput& out,

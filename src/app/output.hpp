@@ -1,6 +1,7 @@
 #pragma once
 /// The output directory of a run and what goes in it (src/README.md, Output files), shared by every solver:
 /// run.log, field files with their XDMF, diagnostics.csv and the progress line.
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -16,6 +17,8 @@
 
 namespace eddy::io {
 class DiagnosticsCsv;
+class SeriesFile;
+struct SeriesLayout;
 class XdmfSeries;
 struct XdmfGrid;
 }  // namespace eddy::io
@@ -45,7 +48,8 @@ struct GlobalData {
 /// Geometry of the field files: the global grid, this rank's box and the cell size.
 struct FieldGrid {
   io::Block block;
-  Real3 spacing{1.0, 1.0, 1.0};  ///< cell size per direction [m]
+  Real3 spacing{1.0, 1.0, 1.0};    ///< cell size per direction [m]
+  std::array<bool, 3> periodic{};  ///< the axes the domain wraps (probes interpolate across them)
 };
 
 /// The output directory's lock, `<dir>/eddy.lock`, held from before the restart lookup to the end of the
@@ -104,6 +108,9 @@ class RunOutput {
   /// new, or on a restart continued like diagnostics.csv, its earlier rows in earlier_rows().
   std::unique_ptr<io::DiagnosticsCsv> open_csv(const std::string& file,
                                                const std::vector<std::string>& columns) const;
+  /// A time series in HDF5 in the run directory (`file`, e.g. probes.h5; io/hdf5/series_file.hpp): new,
+  /// or on a restart continued after its rows up to the restart step.
+  std::unique_ptr<io::SeriesFile> open_series(const std::string& file, const io::SeriesLayout& layout) const;
   /// diagnostics.csv (after open_diagnostics): on a restart its earlier_rows() continue what the
   /// diagnostics derive from earlier rows (differences in time, validation series).
   const io::DiagnosticsCsv& diagnostics_csv() const { return *csv_; }
@@ -181,6 +188,9 @@ Restart find_restart(const config::RunSpec& spec, const RunOptions& opt, const i
 /// Collective.
 void check_resume(const config::RunSpec& spec, const RunOptions& opt, const std::string& file,
                   const std::vector<std::string>& columns, const parallel::Comm& comm);
+/// The same for a time series in HDF5 (io::SeriesFile::check_append). Collective.
+void check_resume(const config::RunSpec& spec, const RunOptions& opt, const std::string& file,
+                  const io::SeriesLayout& layout, const parallel::Comm& comm);
 
 /// The end of every solver's run: the initial actions (fresh starts only), the checkpoint schedule, the
 /// run, a checkpoint when it stops early, and the summary lines in run.log. `points` are the cells or

@@ -21,6 +21,8 @@ void check_schedules(const config::RunSpec& spec, double dt) {
       {"output.fields.every", spec.output.fields.every.time},
       {"output.diagnostics.every", spec.output.diagnostics.every.time},
       {"output.checkpoint.every", spec.output.checkpoint.every.time},
+      {"output.probes.every", spec.output.probes.every.time},
+      {"output.spectra.every", spec.output.spectra.every.time},
       {"run.end_time", spec.run.end_time}};
   for (const auto& [key, t] : intervals)
     if (t > 0 && t < dt * (1 - 1e-9))

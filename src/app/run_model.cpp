@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "app/model.hpp"
+#include "app/series_output.hpp"
 #include "app/validation.hpp"
 #include "backend/backend.hpp"
 #include "core/error.hpp"
@@ -137,6 +138,10 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
           out.write_fields(clk.step, clk.time, model.grid(), model.fields(), model.globals());
         },
         spec.output.fields.at_end);
+
+  // probes.h5 and spectra.h5 (output.probes, output.spectra), registered before the checkpoints: a
+  // checkpoint at a step finds that step's rows written.
+  const SeriesOutputs series(model, simulation, out, spec);
 
   // Checkpoints: on their schedule, and whenever the run stops early; each one after a health check, so
   // that a checkpoint never holds a diverged state and rotation never replaces a healthy one by it. The

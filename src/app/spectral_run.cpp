@@ -9,6 +9,7 @@
 #include "app/model.hpp"
 #include "app/output.hpp"
 #include "app/run.hpp"
+#include "app/series_output.hpp"
 #include "app/spectral_case.hpp"
 #include "app/stop.hpp"
 #include "app/validation.hpp"
@@ -292,7 +293,7 @@ class SpectralModel final : public Model {
     io::Block block = io::Block::whole(s_.dims, s_.cells);
     block.offset = c.slabs.mine().offset;
     block.extent = c.slabs.mine().extent;
-    grid_ = {block, {c.dx[0], c.dx[1], s_.dims == 3 ? c.dx[2] : c.dx[0]}};
+    grid_ = {block, {c.dx[0], c.dx[1], s_.dims == 3 ? c.dx[2] : c.dx[0]}, {true, true, true}};
     k_max_ = s_.dealiasing == spectral::Dealiasing::phase_shift
                  ? g.kf[0] * std::sqrt(2.0) / 3.0 * double(g.n[0])
                  : g.kf[0] * double(g.kmax[0]);
@@ -306,6 +307,23 @@ class SpectralModel final : public Model {
     solver_.vorticity(vort_);
     return {{"velocity", vel_.data(), s_.dims, "m/s"},
             {"vorticity", vort_.data(), s_.dims == 3 ? 3 : 0, "1/s"}};
+  }
+  std::vector<ProbeField> probe_fields() const override {
+    return {{"velocity", s_.dims, "m/s"}, {"vorticity", s_.dims == 3 ? 3 : 1, "1/s"}};
+  }
+  /// The transforms of the whole field, then just those points to the host.
+  std::vector<std::vector<double>> values_at(const std::vector<std::string>& names,
+                                             const std::vector<index_t>& cells) override {
+    std::vector<std::vector<double>> out(names.size());
+    for (std::size_t f = 0; f < names.size(); ++f) {
+      if (names[f] == "velocity")
+        solver_.velocity_at(cells, out[f]);
+      else if (names[f] == "vorticity")
+        solver_.vorticity_at(cells, out[f]);
+      else
+        throw Error("spectral: no field '" + names[f] + "'");
+    }
+    return out;
   }
   /// The shell-averaged energy spectrum beside the fields: sum(energy_spectrum) * dk = kinetic energy.
   std::vector<GlobalData> globals() override {
@@ -460,7 +478,10 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
   check_schedules(spec, dt);  // the time step from numerics.cfl is known only now
 
   SpectralModel model(spec, c, *solver, dt, comm);
-  if (start.restarted) check_resume(spec, opt, "diagnostics.csv", model.columns(), comm);
+  if (start.restarted) {
+    check_resume(spec, opt, "diagnostics.csv", model.columns(), comm);
+    check_resume_series(model, spec, opt, comm);
+  }
   RunOutput out(spec, opt, comm);
   if (start.restarted) {
     out.resume_at(start.step);

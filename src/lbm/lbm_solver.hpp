@@ -122,6 +122,11 @@ class Solver {
   virtual long steps() const = 0;
   /// Density and velocity of the interior cells (x fastest); velocity has `dims` components per cell.
   virtual void macroscopic(std::vector<double>& rho, std::vector<double>& u) const = 0;
+  /// The same for the interior cells `cells` alone (indices as macroscopic()'s: x fastest over the
+  /// block), bitwise macroscopic()'s values there: computed on the device for those cells only, and
+  /// only they come to the host (probes).
+  virtual void macroscopic_at(const std::vector<index_t>& cells, std::vector<double>& rho,
+                              std::vector<double>& u) const = 0;
   /// Reductions over the interior, computed on the device.
   virtual Stats stats() const = 0;
   /// {sum |u - u_prev|^2, sum |u|^2} over this block since the previous call (u_prev = 0 at first).

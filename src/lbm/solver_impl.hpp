@@ -153,7 +153,20 @@ class SolverImpl final : public Solver {
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) const override {
     const index_t n = grid_.n_interior();
     DeviceArray<double> d_rho(static_cast<std::size_t>(n)), d_u(static_cast<std::size_t>(n * L::d));
-    launch_moments<L>(args(), next_odd(), d_rho.data(), d_u.data());
+    launch_moments<L>(args(), next_odd(), nullptr, n, d_rho.data(), d_u.data());
+    rho = d_rho.to_host();
+    u = d_u.to_host();
+  }
+
+  void macroscopic_at(const std::vector<index_t>& cells, std::vector<double>& rho,
+                      std::vector<double>& u) const override {
+    const auto n = static_cast<index_t>(cells.size());
+    rho.clear(), u.clear();
+    if (n == 0) return;
+    DeviceArray<index_t> d_cells;
+    d_cells.from_host(cells);
+    DeviceArray<double> d_rho(static_cast<std::size_t>(n)), d_u(static_cast<std::size_t>(n * L::d));
+    launch_moments<L>(args(), next_odd(), d_cells.data(), n, d_rho.data(), d_u.data());
     rho = d_rho.to_host();
     u = d_u.to_host();
   }

@@ -276,13 +276,16 @@ SpeedAt reduce_fastest(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 glo
       SpeedAtMax{});
 }
 
+/// Density and velocity of `n` interior cells with the populations the next step loads (its parity
+/// `next_odd`): entry t is interior cell cells[t], or cell t itself without a list (`cells` null).
 template <class L, class T, class R>
-void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, double* rho, double* u) {
+void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, const index_t* cells, index_t n,
+                    double* rho, double* u) {
   const int d = L::d;
   const PaddedGrid g = a.grid;
-  backend::parallel_for("lbm::moments", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
+  backend::parallel_for(cells ? "lbm::moments_at" : "lbm::moments", n, [=] EDDY_DEVICE(index_t t) {
     R drho, v[3];
-    cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+    cell_moments<L>(g.interior_to_padded(cells ? cells[t] : t), a, next_odd, drho, v);
     rho[t] = 1.0 + double(drho);
     for (int k = 0; k < d; ++k) u[t * d + k] = double(v[k]);
   });

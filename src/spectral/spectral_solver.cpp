@@ -143,12 +143,16 @@ void launch_sample_velocity(const Grid& g, const Real3& dx, const F& f, int comp
   });
 }
 
-/// Solver fields -> physical fields (double, components adjacent).
+/// Solver fields -> physical fields: the `comps` fields of `in` (rs apart) as one array of `n` points,
+/// components adjacent, in double; point t is at[t] of this rank's slab, or t itself without a list
+/// (`at` null).
 template <class T>
-void launch_join_components(const Grid& g, const T* in, index_t rs, int comps, double* out) {
-  backend::parallel_for("spectral::join_components", g.points(), [=] EDDY_DEVICE(index_t i) {
-    for (int d = 0; d < comps; ++d) out[i * comps + d] = double(in[i + d * rs]);
-  });
+void launch_join_components(const T* in, index_t rs, int comps, const index_t* at, index_t n, double* out) {
+  backend::parallel_for(at ? "spectral::join_components_at" : "spectral::join_components", n,
+                        [=] EDDY_DEVICE(index_t t) {
+                          const index_t i = at ? at[t] : t;
+                          for (int d = 0; d < comps; ++d) out[t * comps + d] = double(in[i + d * rs]);
+                        });
 }
 
 /// The state from the forward transform of a velocity (f, unnormalised): 2D vorticity, 3D projection.
@@ -413,17 +417,15 @@ class SolverImpl final : public Solver {
     join(setup_.dims, p_.data(), u);
   }
 
-  void vorticity(std::vector<double>& w) override {
-    ready_ = false;
-    if (grid_.dims == 2) {
-      backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(cs_) * sizeof(C));
-      fft_.backward(w_.data(), p_.data(), 1, Modes::kept);  // the state is zero outside the mask
-      join(1, p_.data(), w);
-    } else {
-      launch_vorticity_3d(grid_, u_.data(), w_.data(), cs_);
-      fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
-      join(3, p_.data(), w);
-    }
+  void vorticity(std::vector<double>& w) override { join(physical_vorticity(), p_.data(), w); }
+
+  void velocity_at(const std::vector<index_t>& points, std::vector<double>& u) override {
+    physical_velocity();
+    join(setup_.dims, p_.data(), u, &points);
+  }
+
+  void vorticity_at(const std::vector<index_t>& points, std::vector<double>& w) override {
+    join(physical_vorticity(), p_.data(), w, &points);
   }
 
   Stats stats() override {
@@ -625,9 +627,29 @@ class SolverImpl final : public Solver {
     }
   }
 
-  void join(int comps, const T* p, std::vector<double>& out) const {
-    DeviceArray<double> d(static_cast<std::size_t>(grid_.points() * comps));
-    launch_join_components(grid_, p, rs_, comps, d.data());
+  /// The physical vorticity of the state into p_: one field in 2D, three in 3D (returned).
+  int physical_vorticity() {
+    ready_ = false;
+    if (grid_.dims == 2) {
+      backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(cs_) * sizeof(C));
+      fft_.backward(w_.data(), p_.data(), 1, Modes::kept);  // the state is zero outside the mask
+      return 1;
+    }
+    launch_vorticity_3d(grid_, u_.data(), w_.data(), cs_);
+    fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
+    return 3;
+  }
+
+  /// The `comps` fields of `p` on the host, components adjacent: every point of this rank's slab, or the
+  /// points `at` alone.
+  void join(int comps, const T* p, std::vector<double>& out, const std::vector<index_t>* at = nullptr) const {
+    const index_t n = at ? static_cast<index_t>(at->size()) : grid_.points();
+    out.clear();
+    if (n == 0) return;
+    DeviceArray<double> d(static_cast<std::size_t>(n * comps));
+    DeviceArray<index_t> points;
+    if (at) points.from_host(*at);
+    launch_join_components(p, rs_, comps, at ? points.data() : nullptr, n, d.data());
     out = d.to_host();
   }
 

@@ -112,6 +112,11 @@ class Solver {
   virtual void velocity(std::vector<double>& u) = 0;
   /// Physical vorticity on this rank's slab: one component per point in 2D, three in 3D [1/s].
   virtual void vorticity(std::vector<double>& w) = 0;
+  /// velocity() and vorticity() at the points `points` of this rank's slab alone (indices of a point,
+  /// x fastest over the slab): bitwise their values there. The transforms run as for the whole field;
+  /// only those points come to the host (probes). Collective, as the transforms are.
+  virtual void velocity_at(const std::vector<index_t>& points, std::vector<double>& u) = 0;
+  virtual void vorticity_at(const std::vector<index_t>& points, std::vector<double>& w) = 0;
   /// Diagnostics, computed on the device: energies by Parseval, maxima from the physical velocity.
   /// Collective over the ranks of the exchange.
   virtual Stats stats() = 0;

@@ -1,6 +1,7 @@
 """scripts/eddy_post.py on output that eddy writes here: every subcommand's PNG and CSV, and their numbers."""
 import csv
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -224,6 +225,46 @@ def test_forces_on_a_torn_last_line(tmp_path):
     (tmp_path / "coefficients.csv").write_text(
         "step,time,drag_coefficient,lift_coefficient\n0,0,0,0\n8,0.1\n16,0.2,2,0.2\n")
     assert "coefficients.csv:3: 2 fields, but the header has 4" in post("forces", tmp_path, expect=2).stderr
+
+
+# ------------------------------------------------------------------------------------------ probes
+def test_probes_from_an_eddy_run(eddy, tmp_path):
+    """A cavity run with two probes: one PNG per field and point, the series as probes.h5 holds them."""
+    out = run_eddy(eddy, tmp_path / "cav", "lid_driven_cavity/cavity2d.yaml", "domain.cells=[32,32]",
+                   "physics.reynolds=100", "run.end_time=0", "run.steps=400", "validation.reference=none",
+                   "output.probes.every=4",
+                   "output.probes.points=[[0.5, 0.9], [0.25, 0.25]]", "output.probes.fields=[velocity, pressure]")
+    r = post("probes", out)
+    for name in ("velocity", "pressure"):
+        for p in (0, 1):
+            assert_png(out / "post" / f"probes_{name}_p{p}.png")
+            assert f"wrote {out / 'post' / f'probes_{name}_p{p}.png'}" in r.stdout
+    assert "probes: velocity at (0.5, 0.9): 101 samples, t = 0..1.25 s" in r.stdout
+    r = post("probes", out / "probes.h5", "--fields", "pressure", "-o", tmp_path / "only")
+    assert_png(tmp_path / "only_pressure_p1.png") and not (tmp_path / "only_velocity_p0.png").exists()
+    assert "no field vort" in post("probes", out, "--fields", "vort", expect=2).stderr
+    assert "no such file" in post("probes", tmp_path / "nothing", expect=2).stderr
+
+
+def test_probes_spectrum_finds_the_frequency_of_a_sine(tmp_path):
+    """A series of 3 + 0.5 sin(2 pi 4 t) + 0.2 sin(2 pi 11 t), unevenly sampled as a time schedule does:
+    the peaks at 4 and 11 Hz with their amplitudes."""
+    t = np.arange(0, 2000) * 1e-3
+    t[1::3] += 2e-4  # rows at the first step past each multiple of the interval
+    x = 3 + 0.5 * np.sin(2 * np.pi * 4 * t) + 0.2 * np.sin(2 * np.pi * 11 * t)
+    with h5py.File(tmp_path / "probes.h5", "w") as f:
+        f["step"] = np.arange(t.size)
+        f["time"] = t
+        f["pressure"] = x.reshape(-1, 1, 1)
+        f.attrs["points"] = np.array([[0.5, 0.5]])
+    from post.probes import amplitude_spectrum
+    freq, amp = amplitude_spectrum(t, x)
+    k4, k11 = np.argmin(abs(freq - 4)), np.argmin(abs(freq - 11))
+    assert abs(amp[k4] - 0.5) < 0.05 and abs(amp[k11] - 0.2) < 0.03, (amp[k4], amp[k11])
+    r = post("probes", tmp_path)
+    peak = re.search(r"pressure peak ([0-9.]+) Hz \(amplitude ([0-9.]+)\)", r.stdout)
+    assert peak and abs(float(peak[1]) - 4) < 0.5 / t[-1] and abs(float(peak[2]) - 0.5) < 0.05, r.stdout
+    assert_png(tmp_path / "post" / "probes_pressure_p0.png")
 
 
 # ------------------------------------------------------------------------------------------ slice

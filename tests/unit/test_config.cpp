@@ -578,7 +578,8 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
   // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
   // pressure) + 5 of geometry + validation.tolerance + output.writer + output.fields.{variables,precision}
-  EXPECT_EQ(count, 105u);
+  // + output.probes.{every, points, fields} + output.spectra.every
+  EXPECT_EQ(count, 109u);
 }
 
 TEST(Config, FieldVariablesAndPrecision) {
@@ -605,6 +606,47 @@ TEST(Config, FieldVariablesAndPrecision) {
                {"output.fields.variables: expected a list of names, each one of velocity"});
   expect_error(kMinimal + "output:\n  fields:\n    precision: fp16\n",
                {"output.fields.precision: 'fp16' is not one of fp64, fp32"});
+}
+
+TEST(Config, ProbesAndSpectra) {
+  // Off by default; points and fields as nested lists, kept exactly through the resolved YAML.
+  const RunSpec off = load_text(kMinimal, "x.yaml");
+  EXPECT_FALSE(off.output.probes.every.enabled());
+  EXPECT_EQ(off.output.probes.fields, std::vector<std::string>{"velocity"});
+  const std::string yaml =
+      kMinimal +
+      "output:\n  probes: {every: 0.5t, points: [[0.1, 0.2], [1.0, 0.0]], fields: [pressure, "
+      "density]}\n";
+  const RunSpec s = load_text(yaml, "x.yaml");
+  EXPECT_EQ(s.output.probes.every.time, 0.5);
+  EXPECT_EQ(s.output.probes.points, (std::vector<std::vector<double>>{{0.1, 0.2}, {1.0, 0.0}}));
+  EXPECT_EQ(s.output.probes.fields, (std::vector<std::string>{"pressure", "density"}));
+  EXPECT_TRUE(same_settings(load_text(s.resolved_yaml, "resolved.yaml"), s));
+  EXPECT_NE(s.resolved_yaml.find("points: [[0.1, 0.2], [1.0, 0.0]]"), std::string::npos) << s.resolved_yaml;
+  // Errors name the key with its line and column, and what would be valid.
+  expect_error(yaml,
+               {"case.yaml:4:", "output.probes.points[0][1]", "outside the domain", "[0, 0.1] m along y"},
+               {"domain.length=[1.0, 0.1]"});
+  expect_error(kMinimal + "output:\n  probes: {every: 1, points: [[0.5]]}\n",
+               {"case.yaml:4:31:", "output.probes.points[0]", "one coordinate per dimension (2), got 1"});
+  expect_error(kMinimal + "output:\n  probes: {every: 1, points: [[0.5, 0.5]], fields: [speed]}\n",
+               {"output.probes.fields[0]", "'speed' is not one of velocity, pressure, density, vorticity"});
+  expect_error(kMinimal + "output:\n  probes: {every: 1, points: []}\n",
+               {"output.probes.points", "need at least one point"});
+  expect_error(kMinimal, {"output.probes.points[0]", "expected a list of numbers"},
+               {"output.probes.points=[1, 2]"});
+  expect_error(kMinimal, {"output.probes.fields", "expected a list of names, each one of velocity"},
+               {"output.probes.fields=velocity"});
+  expect_error(kMinimal, {"output.spectra.every", "solver spectral only"}, {"output.spectra.every=10"});
+  EXPECT_EQ(
+      error_of(kMinimal, {"solver=spectral", "output.spectra.every=10", "output.probes.every=2",
+                          "output.probes.points=[[0.5, 0.5]]", "output.probes.fields=[velocity, vorticity]"}),
+      "(loaded)");
+  expect_error(
+      kMinimal,
+      {"output.probes.fields[0]", "'density' is not a field of solver spectral; use velocity, vorticity"},
+      {"solver=spectral", "output.probes.every=2", "output.probes.points=[[0.5, 0.5]]",
+       "output.probes.fields=[density]"});
 }
 
 TEST(Config, OutputWriter) {
