@@ -18,9 +18,9 @@ from conftest import run_eddy
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def display():
-    """An X server of its own for the session: Xvfb on the first free display, which it names once it
+    """An X server of this file's own: Xvfb on the first free display, which it names once it
     accepts connections (-displayfd), so that no two tests race for a display number."""
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
