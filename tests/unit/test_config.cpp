@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "io/config/config.hpp"
 #include "io/hdf5/field_file.hpp"
+#include "tests/support/input_error.hpp"
 
 namespace {
 
@@ -21,22 +22,13 @@ const std::string kMinimal = "run:\n  steps: 10\n";
 
 /// The message of the InputError that loading throws, or "(loaded)".
 std::string error_of(const std::string& yaml, const std::vector<std::string>& sets = {}) {
-  try {
-    load_text(yaml, "case.yaml", sets);
-  } catch (const eddy::InputError& e) {
-    EXPECT_EQ(e.exit_code(), 2);
-    return e.what();
-  }
-  return "(loaded)";
+  return eddy::test::input_error_of([&] { load_text(yaml, "case.yaml", sets); }, "(loaded)");
 }
 
 /// Loading must fail with a message holding every one of `parts`.
 void expect_error(const std::string& yaml, std::initializer_list<std::string> parts,
                   const std::vector<std::string>& sets = {}) {
-  const std::string msg = error_of(yaml, sets);
-  for (const std::string& p : parts) {
-    EXPECT_NE(msg.find(p), std::string::npos) << "expected '" << p << "' in: " << msg;
-  }
+  eddy::test::expect_parts(error_of(yaml, sets), parts);
 }
 
 TEST(Config, DefaultsFromMinimalFile) {

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "io/config/config.hpp"
 #include "lbm/units.hpp"
+#include "tests/support/input_error.hpp"
 
 namespace {
 
@@ -24,19 +25,13 @@ const std::string kSpectral =
 
 /// The message of the InputError that loading and the checks of `eddy run` throw, or "(accepted)".
 std::string error_of(const std::string& yaml, const std::vector<std::string>& sets = {}) {
-  try {
-    eddy::app::check_run(load_text(yaml, "case.yaml", sets));
-  } catch (const eddy::InputError& e) {
-    EXPECT_EQ(e.exit_code(), 2);
-    return e.what();
-  }
-  return "(accepted)";
+  return eddy::test::input_error_of([&] { eddy::app::check_run(load_text(yaml, "case.yaml", sets)); },
+                                    "(accepted)");
 }
 
 void expect_error(const std::string& yaml, std::initializer_list<std::string> parts,
                   const std::vector<std::string>& sets = {}) {
-  const std::string msg = error_of(yaml, sets);
-  for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' in: " << msg;
+  eddy::test::expect_parts(error_of(yaml, sets), parts);
 }
 
 void expect_accepted(const std::string& yaml) { EXPECT_EQ(error_of(yaml), "(accepted)"); }
