@@ -268,6 +268,65 @@ void check_series_outputs(const RunSpec& s, const Where& w) {
                                        " computes none); remove output.spectra, or use 0");
 }
 
+/// output.statistics: a schedule, fields the solver accumulates (once each), directions to average over
+/// that the run has and that are periodic (unless allow_nonperiodic), and a start before the end.
+void check_statistics(const RunSpec& s, const Where& w) {
+  const StatisticsSpec& st = s.output.statistics;
+  const std::string key = "output.statistics";
+  const bool lbm = s.solver == "lbm";
+  if (!st.every.enabled()) {
+    // Keys set to other than their defaults (the resolved YAML of any run names them all).
+    const StatisticsSpec none{};
+    const std::pair<const char*, bool> set[] = {{"start", st.start.enabled()},
+                                                {"fields", st.fields != none.fields},
+                                                {"average_over", !st.average_over.empty()},
+                                                {"allow_nonperiodic", st.allow_nonperiodic},
+                                                {"write_every", st.write_every.enabled()}};
+    for (const auto& [k, given] : set)
+      if (given)
+        w.fail(key + "." + k,
+               "the statistics have no schedule (output.statistics.every is 0, never); give it a step count "
+               "(e.g. 10) or a time (e.g. 0.1t)");
+    return;
+  }
+  const std::vector<std::string> available =
+      lbm ? std::vector<std::string>{"velocity", "pressure", "density", "reynolds_stress"}
+          : std::vector<std::string>{"velocity", "reynolds_stress", "vorticity"};
+  if (st.fields.empty()) w.fail(key + ".fields", "needs at least one field, of " + join(available, ", "));
+  for (std::size_t i = 0; i < st.fields.size(); ++i) {
+    const std::string at = key + ".fields[" + std::to_string(i) + "]";
+    if (std::find(available.begin(), available.end(), st.fields[i]) == available.end())
+      w.fail(at, "'" + st.fields[i] + "' is not accumulated by solver " + s.solver + "; use " +
+                     join(available, ", "));
+    if (std::find(st.fields.begin(), st.fields.begin() + long(i), st.fields[i]) !=
+        st.fields.begin() + long(i))
+      w.fail(at, "'" + st.fields[i] + "' is listed twice");
+  }
+  const std::size_t dims = s.domain.cells.size();
+  const FaceSpec* lower[3] = {&s.boundaries.x_min, &s.boundaries.y_min, &s.boundaries.z_min};
+  for (std::size_t i = 0; i < st.average_over.size(); ++i) {
+    const std::string at = key + ".average_over[" + std::to_string(i) + "]", axis = st.average_over[i];
+    const auto a = static_cast<std::size_t>(axis[0] - 'x');
+    if (a >= dims)
+      w.fail(at, "'" + axis + "' is not a direction of a " + std::to_string(dims) + "D run; use x or y");
+    if (std::find(st.average_over.begin(), st.average_over.begin() + long(i), axis) !=
+        st.average_over.begin() + long(i))
+      w.fail(at, "'" + axis + "' is listed twice");
+    if (!lbm || st.allow_nonperiodic || lower[a]->type == "periodic") continue;
+    w.fail(at, "'" + axis + "' is not periodic (boundaries." + axis + "_min.type is " + lower[a]->type +
+                   "): an average across it mixes the flow near the walls with the rest; average over "
+                   "homogeneous (periodic) directions, or set output.statistics.allow_nonperiodic: true");
+  }
+  if (st.average_over.size() == dims && dims > 0)
+    w.fail(key + ".average_over", "names every direction; leave one out for a profile along it");
+  if (s.run.end_time > 0 && st.start.time > 0 && st.start.time >= s.run.end_time)
+    w.fail(key + ".start", "t = " + fmt(st.start.time) + " s is not before run.end_time = " +
+                               fmt(s.run.end_time) + " s: no sample would be taken");
+  if (s.run.steps > 0 && st.start.steps > 0 && st.start.steps > s.run.steps)
+    w.fail(key + ".start", "step " + fmt(st.start.steps) + " is after run.steps = " + fmt(s.run.steps) +
+                               ": no sample would be taken");
+}
+
 }  // namespace
 
 void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
@@ -317,6 +376,7 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
   check_forcing(s, w);
   check_field_variables(s, w);
   check_series_outputs(s, w);
+  check_statistics(s, w);
 
   if (!(s.run.end_time > 0) && s.run.steps <= 0) {
     w.fail(w.has("run.end_time") ? "run.end_time" : "run.steps",

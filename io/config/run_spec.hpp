@@ -141,6 +141,20 @@ struct SpectraSpec {
   Schedule every{};  ///< when to add E(k) to spectra.h5 (never by default)
 };
 
+/// Running statistics (`<out>/stats/<name>_<step>.h5`): time means per cell accumulated on the device in
+/// FP64 from `start`, one sample every `every`, kept in the checkpoints (restart-exact), and profiles
+/// averaged over the directions `average_over` (src/README.md, Output files).
+struct StatisticsSpec {
+  Schedule every{};  ///< when to take a sample (never by default)
+  Schedule
+      start{};  ///< the first step (a count) or time (`t`) at which samples are taken (0: from the start)
+  std::vector<std::string> fields{"velocity"};  ///< velocity | pressure | density (LBM) | reynolds_stress
+                                                ///< (<u_i u_j>) | vorticity (spectral)
+  std::vector<std::string> average_over{};      ///< x | y | z: also profiles, averaged over these directions
+  bool allow_nonperiodic = false;               ///< average_over may name a direction that is not periodic
+  Schedule write_every{};                       ///< when to write a stats file, besides at the end of the run
+};
+
 struct OutputSpec {
   std::string dir = "";  ///< output directory; "" = out/<name> (the CLI's --out wins)
   /// How the ranks write field files and checkpoints: auto (collective with a parallel HDF5, else
@@ -151,6 +165,7 @@ struct OutputSpec {
   CheckpointSpec checkpoint{};
   ProbesSpec probes{};
   SpectraSpec spectra{};
+  StatisticsSpec statistics{};
 };
 
 struct SteadySpec {

@@ -205,6 +205,16 @@ void visit(SpectraSpec& s, V& v) {
 }
 
 template <class V>
+void visit(StatisticsSpec& s, V& v) {
+  v.field("every", s.every);
+  v.field("start", s.start);
+  v.field("fields", s.fields, one_of({"velocity", "pressure", "density", "reynolds_stress", "vorticity"}));
+  v.field("average_over", s.average_over, one_of({"x", "y", "z"}));
+  v.field("allow_nonperiodic", s.allow_nonperiodic);
+  v.field("write_every", s.write_every);
+}
+
+template <class V>
 void visit(OutputSpec& s, V& v) {
   v.field("dir", s.dir);
   v.field("writer", s.writer, one_of({"auto", "collective", "gather", "per_rank"}));
@@ -213,6 +223,7 @@ void visit(OutputSpec& s, V& v) {
   v.section("checkpoint", s.checkpoint);
   v.section("probes", s.probes);
   v.section("spectra", s.spectra);
+  v.section("statistics", s.statistics);
 }
 
 template <class V>

@@ -20,6 +20,13 @@ namespace {
 constexpr const char* format_name = "eddy-checkpoint-1";
 constexpr const char* meta_scheme = "eddy-fnv1a64-1";
 
+/// A dataset shape as "(n0, n1, ...)".
+std::string text(const std::vector<index_t>& v) {
+  std::string s;
+  for (index_t n : v) s += (s.empty() ? "(" : ", ") + std::to_string(n);
+  return s + ")";
+}
+
 /// The checksum of the root attributes a restart trusts: "<scheme>:<16 hex digits>", FNV-1a over their
 /// text (doubles by their exact hexadecimal form).
 std::string meta_checksum(const CheckpointMeta& m) {
@@ -56,11 +63,6 @@ std::string unusable(const std::string& path, const StateLayout& layout) {
       return cat("time ", m.time, " s is not step * dt = ", t, " s");
     const std::vector<index_t> want = layout.block.file_shape(layout.ncomp), got = r.shape("state");
     if (got != want) {
-      auto text = [](const std::vector<index_t>& v) {
-        std::string s;
-        for (index_t n : v) s += (s.empty() ? "(" : ", ") + std::to_string(n);
-        return s + ")";
-      };
       std::string cells;
       for (long n : m.cells) cells += (cells.empty() ? "[" : ", ") + std::to_string(n);
       return cat("dataset 'state' has shape ", text(got), ", the run's state is ", text(want),
@@ -145,6 +147,10 @@ std::string write_checkpoint(const fs::path& out, const CheckpointMeta& meta, co
     else
       f.write_array("state", static_cast<const std::uint16_t*>(state.data), *state.block, state.ncomp,
                     Checksum::on);
+    for (const CheckpointArray& a : state.arrays) {
+      f.write_array(a.name, a.data, *a.block, a.ncomp, Checksum::on);
+      f.write_global(a.name + "_info", a.info, Checksum::on);
+    }
     f.commit();
     if (stats) *stats = f.stats();
   }
@@ -228,6 +234,29 @@ std::vector<unsigned char> read_checkpoint_state(const std::string& path, const 
   else
     read(std::uint16_t{});
   return out;
+}
+
+CheckpointArrayRead read_checkpoint_array(const std::string& path, const std::string& name,
+                                          const Block& block, int ncomp, const parallel::Comm& comm) {
+  const FieldReader r(path);
+  CheckpointArrayRead out;
+  if (!r.has_dataset(name) || !r.has_dataset(name + "_info")) {
+    out.why = "the checkpoint holds no '" + name + "'";
+    return out;
+  }
+  if (r.shape(name) != block.file_shape(ncomp)) {
+    out.why = cat("its '", name, "' has shape ", text(r.shape(name)), ", the run's is ",
+                  text(block.file_shape(ncomp)));
+    return out;
+  }
+  const bool good = r.verify_checksum(name, block, ncomp, comm) && r.verify_checksum(name + "_info");
+  if (!comm.any(!good)) {
+    out.found = true;
+    out.values = r.read_block<double>(name, block, ncomp);
+    out.info = r.read<double>(name + "_info").data;
+    return out;
+  }
+  throw InputError(cat(path, ": checksum mismatch in dataset '", name, "' (the file is damaged)"));
 }
 
 }  // namespace eddy::io

@@ -38,14 +38,27 @@ struct StateLayout {
   int elem_bytes = 8;
 };
 
+/// A further part of the run's state beside `state` (the running statistics): this rank's block of an
+/// FP64 array of `ncomp` values per cell (dataset `name`, on a grid of its own: the spectral state is
+/// the coefficients, the statistics the grid points) and a small array every rank holds alike (dataset
+/// `<name>_info`), both with checksums.
+struct CheckpointArray {
+  std::string name;
+  const Block* block = nullptr;
+  int ncomp = 1;
+  const double* data = nullptr;
+  std::vector<double> info;
+};
+
 /// The state: this rank's block of a distributed array with `ncomp` values per cell of `elem_bytes`
 /// bytes (8 = double, 4 = float, 2 = a 16-bit storage word, kept as its bits: uint16), stored as
-/// dataset `state`.
+/// dataset `state`, and the further arrays.
 struct CheckpointState {
   const Block* block = nullptr;
   int ncomp = 1;
   int elem_bytes = 8;
   const void* data = nullptr;
+  std::vector<CheckpointArray> arrays{};
 };
 
 /// Write a checkpoint into `<out>/checkpoints` with writer `mode`, update `latest`, and remove the
@@ -76,5 +89,16 @@ CheckpointMeta read_checkpoint_meta(const std::string& path);
 /// This rank's block of the state (collective only in the sense that every rank reads its own box).
 std::vector<unsigned char> read_checkpoint_state(const std::string& path, const Block& block, int ncomp,
                                                  int elem_bytes);
+
+/// A CheckpointArray read back: this rank's block of `name` and its info. `found` is false (nothing read,
+/// `why` says why) when the checkpoint holds no such array or one of another number of values per cell;
+/// a checksum that does not hold is InputError naming the file. Collective.
+struct CheckpointArrayRead {
+  bool found = false;
+  std::string why;
+  std::vector<double> values, info;
+};
+CheckpointArrayRead read_checkpoint_array(const std::string& path, const std::string& name,
+                                          const Block& block, int ncomp, const parallel::Comm& comm);
 
 }  // namespace eddy::io

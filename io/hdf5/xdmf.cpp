@@ -122,7 +122,11 @@ std::string xdmf_grid_xml(const XdmfGrid& g, int indent) {
     // start, stride and count over the dataset's own axes ([z] y x c).
     const int rank = g.dims + 1;
     for (int c = 0; c < f.ncomp; ++c) {
-      const std::string suffix = f.ncomp <= 3 ? std::string(1, "xyz"[c]) : std::to_string(c);
+      // A symmetric tensor's six components (xx xy xz yy yz zz, as eddy stores <u_i u_j>) by name.
+      static const char* const tensor[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
+      const std::string suffix = f.ncomp <= 3   ? std::string(1, "xyz"[c])
+                                 : f.ncomp == 6 ? std::string(tensor[c])
+                                                : std::to_string(c);
       std::string start, stride;
       for (int a = 0; a < g.dims; ++a) {
         start += "0 ";

@@ -22,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "eddy_git_commit.hpp"  // generated: EDDY_GIT_COMMIT
+#include "field/moments.hpp"
 #include "io/hdf5/checkpoint.hpp"
 #include "io/hdf5/field_file.hpp"
 #include "parallel/transport.hpp"
@@ -197,6 +198,43 @@ void write_json(const BenchOptions& opt, const config::RunSpec& spec, const para
     }
   j << "\n}\n";
   if (!j.flush()) throw Error(opt.json + ": writing the bench JSON failed");
+}
+
+/// One running-statistics sample (output.statistics: the device's add_moments into FP64 sums,
+/// field/moments.hpp) timed as the steps are, against the step's median time `step_ms`.
+struct StatisticsCost {
+  Spread ms;
+  double fraction = 0.0;  ///< a sample's median over a step's
+  int sums = 0;           ///< FP64 sums per cell
+  std::string text(const std::string& fields) const {
+    return cat("statistics sample (", fields, ": ", sums, " FP64 sums per cell, ", 16 * sums,
+               " B/cell read and written) ", ms.median, " ms (min ", ms.min, ", max ", ms.max,
+               ") = ", 100.0 * fraction, "% of a step; sampled every 10 steps ", 10.0 * fraction, "%");
+  }
+  std::vector<std::string> items() const {
+    std::vector<std::string> v{kv("statistics_sums", sums), kv("statistics_fraction", fraction)};
+    for (const std::string& x : kv_spread("statistics_sample_ms", ms)) v.push_back(x);
+    return v;
+  }
+};
+
+StatisticsCost time_statistics(const field::MomentLayout& layout, index_t cells, long warmup, long steps,
+                               int repeats, double step_ms,
+                               const std::function<void(const field::MomentView&)>& sample,
+                               const parallel::Comm& comm) {
+  backend::DeviceArray<double> sums(static_cast<std::size_t>(cells * layout.count()));
+  const std::vector<double> t = time_repeats(
+      warmup, steps, repeats,
+      [&] {
+        sample({sums.data(), cells, layout});
+      },
+      comm);
+  std::vector<double> ms;
+  for (double s : t) ms.push_back(1e3 * s / double(steps));
+  StatisticsCost c{Spread(ms)};
+  c.fraction = c.ms.median / step_ms;
+  c.sums = layout.count();
+  return c;
 }
 
 /// Where a step's time goes: `steps` more calls of `step` with the phase timer on (a fence at every phase
@@ -398,6 +436,11 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   const Breakdown bd =
       profile_steps(steps, [&] { solver->step(); }, spec.parallel.comm, comm,
                     {P::shell, P::pack, P::wait, P::transfer, P::inner, P::unpack, P::links, P::pointwise});
+  field::MomentLayout moments;  // output.statistics.fields [velocity, pressure, reynolds_stress]
+  moments.dims = c.block.dims, moments.density = moments.velocity = moments.stress = true;
+  const StatisticsCost sc = time_statistics(
+      moments, c.block.local_cells(), warmup, steps, opt.repeats, 1e3 * cells / (m.median * 1e6),
+      [&](const field::MomentView& v) { solver->add_moments(v); }, comm);
   WriteBandwidth wb;
   {
     std::vector<double> rho, vel;
@@ -427,6 +470,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
       graph_items("mlups", seconds_ng, to_mlups, m.median, true, graph_text);
   log::info(cat("bench ", spec.name, ": ", graph_text));
   log_breakdown(spec.name, "halos", bd, comm);
+  log::info(cat("bench ", spec.name, ": ", sc.text("rho, u, u_i u_j")));
   log::info(cat("bench ", spec.name, ": ", wb.text()));
   write_json(
       opt, spec, comm,
@@ -446,6 +490,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
               kv("breakdown", json_object(bd.items)), kv("profiled_ms_per_step", bd.step_ms),
               kv("halo_bytes_per_step", bd.sent), kv("halo_bandwidth_gbs", bd.bandwidth_gbs),
               kv("peer_bandwidth_gbs", bd.peer_gbs)},
+             sc.items(),
              wb.items()}));
   return m.median;
 }
@@ -489,6 +534,12 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
   using P = backend::PhaseTimer;
   const Breakdown bd = profile_steps(steps, [&] { solver->step(dt); }, spec.parallel.comm, comm,
                                      {P::pointwise, P::fft, P::pack, P::transfer, P::unpack, P::wait});
+  field::MomentLayout moments;  // output.statistics.fields [velocity, reynolds_stress, vorticity]
+  moments.dims = c.setup.dims, moments.velocity = moments.stress = true;
+  moments.vorticity = c.setup.dims == 3 ? 3 : 1;
+  const StatisticsCost sc = time_statistics(
+      moments, solver->grid().points(), warmup, steps, opt.repeats, m.median,
+      [&](const field::MomentView& v) { solver->add_moments(v); }, comm);
   WriteBandwidth wb;
   {
     std::vector<double> vel;
@@ -518,6 +569,7 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
       graph_text);
   log::info(cat("bench ", spec.name, ": ", graph_text));
   log_breakdown(spec.name, "transposes", bd, comm);
+  log::info(cat("bench ", spec.name, ": ", sc.text("u, u_i u_j, vorticity")));
   log::info(cat("bench ", spec.name, ": ", wb.text()));
   write_json(opt, spec, comm,
              items({{kv("dimensions", s.dims), kv_text("grid", grid),
@@ -537,6 +589,7 @@ double bench_spectral(const config::RunSpec& spec, const BenchOptions& opt, cons
                      kv("profiled_ms_per_step", bd.step_ms), kv("transpose_bytes_per_step", bd.sent),
                      kv("transpose_bandwidth_gbs", bd.bandwidth_gbs), kv("peer_bandwidth_gbs", bd.peer_gbs),
                      kv("transpose_peer_fraction", bd.peer_gbs > 0 ? bd.bandwidth_gbs / bd.peer_gbs : 0.0)},
+                    sc.items(),
                     wb.items()}));
   return m.median;
 }

@@ -133,6 +133,12 @@ class LbmModel final : public Model {
     return out;
   }
 
+  /// Sums in lattice units: rho - 1 and the velocity.
+  MomentUnits moment_units() const override {
+    return {u_.dx / u_.dt, u_.density, u_.density * (u_.dx / u_.dt) * (u_.dx / u_.dt) / 3.0};
+  }
+  void add_moments(const field::MomentView& sums) override { solver_.add_moments(sums); }
+
   /// NaN/Inf anywhere, or the Mach number past 1.5 x numerics.max_mach, naming the cell (the first
   /// non-finite one, else the fastest; the lowest global index on ties) and its rank.
   std::string health(const sim::Clock&) override {
@@ -332,7 +338,7 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   if (!restart.path.empty()) check_restart_time_step(restart.meta, u.dt, restart.path);
   // The solver and its state come before the output directory: a checkpoint whose state does not fit is
   // refused (exit 2) with nothing written.
-  const RunStart start{restart.meta.step, !restart.path.empty(), restart.meta.lineage};
+  const RunStart start{restart.meta.step, !restart.path.empty(), restart.meta.lineage, restart.path};
   if (start.restarted)
     solver->load_state(io::read_checkpoint_state(restart.path, c.block, solver->q(), solver->state_bytes()),
                        start.step);

@@ -8,6 +8,7 @@
 
 #include "app/output.hpp"
 #include "app/run.hpp"
+#include "field/moments.hpp"
 #include "io/config/run_spec.hpp"
 #include "io/hdf5/block.hpp"
 #include "sim/simulation.hpp"
@@ -41,6 +42,15 @@ struct ProbeField {
   std::string units;
 };
 
+/// How a model's running sums (field/moments.hpp) become physical means: velocity = `velocity` x the
+/// mean of the velocity sums, <u_i u_j> = velocity^2 x theirs, density = `density` x (1 + mean drho),
+/// pressure = `pressure` x mean drho.
+struct MomentUnits {
+  double velocity = 1.0;
+  double density = 0.0;
+  double pressure = 0.0;
+};
+
 class Model {
  public:
   /// The throughput column and figure: million cell updates per second, or milliseconds per step.
@@ -68,6 +78,13 @@ class Model {
   /// may pass no cells.
   virtual std::vector<std::vector<double>> values_at(const std::vector<std::string>& names,
                                                      const std::vector<index_t>& cells) = 0;
+
+  /// Running statistics (app/statistics_output.hpp): the vorticity components the model can sum (0: none),
+  /// the units of its sums, and one sample of every cell of this rank's box added to `sums` on the
+  /// device: the values fields() gives, as the sums' layout asks. Collective.
+  virtual int vorticity_components() const { return 0; }
+  virtual MomentUnits moment_units() const = 0;
+  virtual void add_moments(const field::MomentView& sums) = 0;
 
   /// "" when the state is healthy, else what failed and where, the same on every rank. Collective.
   virtual std::string health(const sim::Clock& clock) = 0;
@@ -97,7 +114,8 @@ class Model {
 struct RunStart {
   long step = 0;
   bool restarted = false;
-  std::string lineage;  ///< the restarted checkpoint's lineage ("": a new one, for a fresh start)
+  std::string lineage;     ///< the restarted checkpoint's lineage ("": a new one, for a fresh start)
+  std::string checkpoint;  ///< the checkpoint restarted from ("": a fresh start)
 };
 
 /// The standard outputs of `spec` registered on `simulation` (after the driver's own actions), the run

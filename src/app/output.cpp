@@ -110,7 +110,7 @@ RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const p
   if (!err.empty()) throw InputError(err);
   log::set_quiet(opt.quiet);
   log::open_file((dir_ / "run.log").string());
-  series_ = std::make_unique<io::XdmfSeries>((dir_ / "fields" / "fields.xmf").string(), comm);
+  series_ = open_xdmf_series(dir_ / "fields" / "fields.xmf");
 
   const backend::DeviceInfo dev = backend::device_info();
   log::info(cat("eddy ", EDDY_VERSION, " | backend ", dev.backend, " | device ", dev.name,
@@ -126,8 +126,13 @@ RunOutput::~RunOutput() { log::open_file(""); }
 
 void RunOutput::resume_at(long step) {
   resume_step_ = step;
-  series_ = std::make_unique<io::XdmfSeries>(
-      io::XdmfSeries::open_append((dir_ / "fields" / "fields.xmf").string(), comm_, step));
+  series_ = open_xdmf_series(dir_ / "fields" / "fields.xmf");
+}
+
+std::unique_ptr<io::XdmfSeries> RunOutput::open_xdmf_series(const fs::path& path) const {
+  if (resume_step_ >= 0)
+    return std::make_unique<io::XdmfSeries>(io::XdmfSeries::open_append(path.string(), comm_, resume_step_));
+  return std::make_unique<io::XdmfSeries>(path.string(), comm_);
 }
 
 void RunOutput::open_diagnostics(const std::vector<std::string>& columns) {
@@ -169,9 +174,25 @@ void RunOutput::write_fields(long step, double time, const FieldGrid& grid,
   series_->add(x);
 }
 
+void RunOutput::write_statistics(long step, double time, const FieldGrid& grid,
+                                 const std::vector<FieldData>& fields, const std::vector<GlobalData>& globals,
+                                 const std::vector<std::pair<std::string, double>>& attributes) {
+  const fs::path h5 = dir_ / "stats" / io::step_file_name(spec_.name, step, ".h5");
+  if (comm_.root()) {
+    std::error_code ec;
+    fs::create_directories(h5.parent_path(), ec);
+  }
+  comm_.barrier();
+  io::XdmfGrid x = write_file(h5, step, time, grid, fields, globals, false, attributes);
+  io::write_xdmf((dir_ / "stats" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);
+  if (!stats_series_) stats_series_ = open_xdmf_series(dir_ / "stats" / "stats.xmf");
+  stats_series_->add(x);
+}
+
 io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, const FieldGrid& grid,
                                    const std::vector<FieldData>& fields,
-                                   const std::vector<GlobalData>& globals, bool as_configured) {
+                                   const std::vector<GlobalData>& globals, bool as_configured,
+                                   const std::vector<std::pair<std::string, double>>& attributes) {
   const io::Block& b = grid.block;
   io::FieldFile f = io::FieldFile::create(h5.string(), b, comm_, writer_);
   f.set_attribute("solver", spec_.solver);
@@ -183,6 +204,7 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
   f.set_attribute("eddy_version", EDDY_VERSION);
   f.set_attribute("backend", backend::name());
   f.set_attribute("ranks", static_cast<long>(comm_.size()));
+  for (const auto& [name, value] : attributes) f.set_attribute(name, value);
   const std::vector<std::string>& wanted = spec_.output.fields.variables;
   const bool fp32 = as_configured && spec_.output.fields.precision == "fp32";
   std::vector<float> narrow;
@@ -198,7 +220,10 @@ io::XdmfGrid RunOutput::write_file(const fs::path& h5, long step, double time, c
     if (!d.units.empty()) f.set_dataset_attribute(d.name, "units", d.units);
   }
   for (const GlobalData& g : globals) {
-    f.write_global(g.name, g.values);
+    if (g.shape.empty())
+      f.write_global(g.name, g.values);
+    else
+      f.write_global(g.name, g.values.data(), g.shape);
     if (!g.units.empty()) f.set_dataset_attribute(g.name, "units", g.units);
   }
   std::vector<double> xyz[3];

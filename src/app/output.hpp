@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/run.hpp"
@@ -42,7 +43,8 @@ struct FieldData {
 struct GlobalData {
   std::string name;
   std::vector<double> values;
-  std::string units;  ///< stored as the dataset's `units` attribute
+  std::string units;             ///< stored as the dataset's `units` attribute
+  std::vector<index_t> shape{};  ///< the dataset's shape, slowest first (empty: 1D, values.size())
 };
 
 /// Geometry of the field files: the global grid, this rank's box and the cell size.
@@ -122,6 +124,12 @@ class RunOutput {
   /// written as 1D datasets beside them.
   void write_fields(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields,
                     const std::vector<GlobalData>& globals = {});
+  /// Write stats/<name>_<step>.h5 (running statistics): `fields` in FP64, `globals` beside them and the
+  /// numeric root `attributes`, with the standard attributes and coordinates; its .xmf, and extend
+  /// stats/stats.xmf (on a restart continued after the times up to the restart step).
+  void write_statistics(long step, double time, const FieldGrid& grid, const std::vector<FieldData>& fields,
+                        const std::vector<GlobalData>& globals,
+                        const std::vector<std::pair<std::string, double>>& attributes);
   /// The fields of a failed run: fields/FAILED_<name>_<step>.h5, not part of the time series.
   void write_failed_fields(long step, double time, const FieldGrid& grid,
                            const std::vector<FieldData>& fields);
@@ -149,15 +157,18 @@ class RunOutput {
 
  private:
   /// The field file `h5`; `as_configured`: only output.fields.variables, in output.fields.precision
-  /// (the time series), else every field in FP64 (a failed run's state).
+  /// (the time series), else every field in FP64 (a failed run's state, statistics).
   io::XdmfGrid write_file(const std::filesystem::path& h5, long step, double time, const FieldGrid& grid,
                           const std::vector<FieldData>& fields, const std::vector<GlobalData>& globals,
-                          bool as_configured);
+                          bool as_configured,
+                          const std::vector<std::pair<std::string, double>>& attributes = {});
+  /// The XDMF time series `path`: new, or on a restart the earlier run's up to the restart step.
+  std::unique_ptr<io::XdmfSeries> open_xdmf_series(const std::filesystem::path& path) const;
   const config::RunSpec& spec_;
   parallel::Comm comm_;
   std::filesystem::path dir_;
   std::unique_ptr<io::DiagnosticsCsv> csv_;
-  std::unique_ptr<io::XdmfSeries> series_;
+  std::unique_ptr<io::XdmfSeries> series_, stats_series_;
   long resume_step_ = -1;
   io::WriteMode writer_ = io::WriteMode::automatic;
   WriteTally fields_, checkpoints_;

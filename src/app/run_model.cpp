@@ -7,6 +7,7 @@
 
 #include "app/model.hpp"
 #include "app/series_output.hpp"
+#include "app/statistics_output.hpp"
 #include "app/validation.hpp"
 #include "backend/backend.hpp"
 #include "core/error.hpp"
@@ -139,9 +140,10 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
         },
         spec.output.fields.at_end);
 
-  // probes.h5 and spectra.h5 (output.probes, output.spectra), registered before the checkpoints: a
-  // checkpoint at a step finds that step's rows written.
+  // probes.h5 and spectra.h5 (output.probes, output.spectra) and the running statistics, registered
+  // before the checkpoints: a checkpoint at a step finds that step's rows written and its sample taken.
   const SeriesOutputs series(model, simulation, out, spec);
+  StatisticsOutput statistics(model, simulation, out, spec, start);
 
   // Checkpoints: on their schedule, and whenever the run stops early; each one after a health check, so
   // that a checkpoint never holds a diverged state and rotation never replaces a healthy one by it. The
@@ -154,9 +156,10 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
     io::CheckpointMeta m = meta;
     m.step = clk.step, m.time = clk.time, m.dt = clk.dt;
     io::WriteStats stats;
-    const std::string path =
-        io::write_checkpoint(out.dir(), m, {&data.block, data.values, data.bytes, data.state.data()},
-                             spec.output.checkpoint.keep, comm, out.writer(), &stats);
+    const std::string path = io::write_checkpoint(
+        out.dir(), m,
+        {&data.block, data.values, data.bytes, data.state.data(), statistics.checkpoint_arrays()},
+        spec.output.checkpoint.keep, comm, out.writer(), &stats);
     out.count_checkpoint(stats);
     log::info("checkpoint " + path);
   };

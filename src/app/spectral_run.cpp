@@ -325,6 +325,10 @@ class SpectralModel final : public Model {
     }
     return out;
   }
+  /// Sums in physical units: the velocity and the vorticity.
+  int vorticity_components() const override { return s_.dims == 3 ? 3 : 1; }
+  MomentUnits moment_units() const override { return {}; }
+  void add_moments(const field::MomentView& sums) override { solver_.add_moments(sums); }
   /// The shell-averaged energy spectrum beside the fields: sum(energy_spectrum) * dk = kinetic energy.
   std::vector<GlobalData> globals() override {
     spectral::Spectrum sp = solver_.spectrum();
@@ -456,7 +460,7 @@ RunResult run_spectral(const config::RunSpec& spec, const RunOptions& opt, const
                    "time stepper (numerics.time_stepper)",
                    {state_block(solver->grid()), solver->state_values(), solver->state_bytes()}, comm);
   if (!restart.path.empty()) check_restart_time_step(restart.meta, spec.numerics.dt, restart.path);
-  const RunStart start{restart.meta.step, !restart.path.empty(), restart.meta.lineage};
+  const RunStart start{restart.meta.step, !restart.path.empty(), restart.meta.lineage, restart.path};
   double dt = 0.0;
   if (start.restarted) {
     solver->load_state(io::read_checkpoint_state(restart.path, state_block(solver->grid()),

@@ -17,6 +17,7 @@
 #include "core/names.hpp"
 #include "core/types.hpp"
 #include "field/exchange.hpp"
+#include "field/moments.hpp"
 #include "field/taylor_green.hpp"
 #include "geometry/shape.hpp"
 #include "lbm/collisions.hpp"
@@ -127,6 +128,9 @@ class Solver {
   /// only they come to the host (probes).
   virtual void macroscopic_at(const std::vector<index_t>& cells, std::vector<double>& rho,
                               std::vector<double>& u) const = 0;
+  /// Add the interior cells' state to running sums (field/moments.hpp: density, velocity, stress; lattice
+  /// units), on the device: drho = macroscopic()'s rho - 1 and its velocity, bitwise.
+  virtual void add_moments(const field::MomentView& sums) const = 0;
   /// Reductions over the interior, computed on the device.
   virtual Stats stats() const = 0;
   /// {sum |u - u_prev|^2, sum |u|^2} over this block since the previous call (u_prev = 0 at first).

@@ -171,6 +171,10 @@ class SolverImpl final : public Solver {
     u = d_u.to_host();
   }
 
+  void add_moments(const field::MomentView& sums) const override {
+    launch_add_moments<L>(args(), next_odd(), grid_.n_interior(), sums);
+  }
+
   Stats stats() const override {
     const StatsAcc s = reduce_stats<L>(args(), next_odd(), R(setup_.tau), R(les_factor()));
     return Stats{s.mass, s.ke, s.umax, s.bad, s.ss, s.sgs};

@@ -291,6 +291,19 @@ void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, const index
   });
 }
 
+/// One sample of `n` interior cells added to running sums: rho - 1 and the velocity as launch_moments
+/// gives them.
+template <class L, class T, class R>
+void launch_add_moments(const StreamCollideArgs<T, R>& a, bool next_odd, index_t n, field::MomentView m) {
+  const PaddedGrid g = a.grid;
+  backend::parallel_for("lbm::add_moments", n, [=] EDDY_DEVICE(index_t t) {
+    R drho, v[3];
+    cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
+    const double u[3] = {double(v[0]), double(v[1]), double(v[2])};
+    m.add_flow(t, (1.0 + double(drho)) - 1.0, u);
+  });
+}
+
 /// Moments and the strain-rate sums of every interior cell. The strain rate comes from the
 /// non-equilibrium stress of the populations the next step loads, S = -3 omega / (2 rho) Pi_neq (with
 /// the cell's Smagorinsky omega when les > 0), so it needs no neighbour and no halo.

@@ -4,9 +4,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 
 namespace eddy::parallel {
+
+namespace {
+// 128-bit integers (a GCC and Clang extension) for the exact sums.
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
+}  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
   int initialised = 0;
@@ -52,6 +59,54 @@ double Comm::max(double v) const { return allreduce(v, MPI_DOUBLE, MPI_MAX, comm
 double Comm::min(double v) const { return allreduce(v, MPI_DOUBLE, MPI_MIN, comm_); }
 long Comm::sum(long v) const { return allreduce(v, MPI_LONG, MPI_SUM, comm_); }
 long Comm::max(long v) const { return allreduce(v, MPI_LONG, MPI_MAX, comm_); }
+
+void Comm::max(std::vector<double>& v) const {
+  constexpr std::size_t chunk = std::size_t(1) << 30;
+  for (std::size_t at = 0; at < v.size(); at += chunk) {
+    const int n = static_cast<int>(std::min(chunk, v.size() - at));
+    MPI_Allreduce(MPI_IN_PLACE, v.data() + at, n, MPI_DOUBLE, MPI_MAX, comm_);
+  }
+}
+
+std::vector<double> Comm::sum_exact(const std::vector<std::vector<double>>& terms, double max_terms) const {
+  const std::size_t entries = terms.size();
+  std::vector<double> largest(entries, 0.0);
+  for (std::size_t e = 0; e < entries; ++e)
+    for (double t : terms[e]) largest[e] = std::max(largest[e], std::fabs(t));
+  max(largest);
+  // Per entry the scale 2^s: |sum| <= max_terms x largest x 2^s < 2^100 (frexp: x = m 2^k, 0.5 <= m < 1).
+  std::vector<int> shift(entries, 0);
+  for (std::size_t e = 0; e < entries; ++e) {
+    if (!(largest[e] > 0) || !std::isfinite(largest[e])) continue;
+    int k = 0;
+    std::frexp(largest[e] * std::max(1.0, max_terms), &k);
+    shift[e] = 100 - k;
+  }
+  // Each entry's 128-bit sum as three limbs that add without carries over up to 2^30 ranks: bits 0-31,
+  // bits 32-63 (both unsigned) and the rest (signed, |x| < 2^37).
+  std::vector<long> limbs(3 * entries, 0);
+  for (std::size_t e = 0; e < entries; ++e) {
+    Int128 s = 0;
+    for (double t : terms[e]) s += static_cast<Int128>(std::nearbyint(std::ldexp(t, shift[e])));
+    const auto u = static_cast<UInt128>(s);
+    limbs[3 * e] = static_cast<long>(u & 0xffffffffu);
+    limbs[3 * e + 1] = static_cast<long>((u >> 32) & 0xffffffffu);
+    limbs[3 * e + 2] = static_cast<long>(s >> 64);
+  }
+  constexpr std::size_t chunk = std::size_t(1) << 30;
+  for (std::size_t at = 0; at < limbs.size(); at += chunk) {
+    const int n = static_cast<int>(std::min(chunk, limbs.size() - at));
+    MPI_Allreduce(MPI_IN_PLACE, limbs.data() + at, n, MPI_LONG, MPI_SUM, comm_);
+  }
+  std::vector<double> out(entries, 0.0);
+  for (std::size_t e = 0; e < entries; ++e) {
+    const Int128 s = static_cast<Int128>(limbs[3 * e + 2]) * (static_cast<Int128>(1) << 64) +
+                       static_cast<Int128>(limbs[3 * e + 1]) * (static_cast<Int128>(1) << 32) +
+                       static_cast<Int128>(limbs[3 * e]);
+    out[e] = std::isfinite(largest[e]) ? std::ldexp(static_cast<double>(s), -shift[e]) : largest[e];
+  }
+  return out;
+}
 
 void Comm::sum(std::vector<double>& v) const {
   // MPI counts are int: reduce in chunks of at most 2^30 values.

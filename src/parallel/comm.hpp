@@ -43,6 +43,15 @@ class Comm {
   /// most one rank holds a non-zero value are exact, which is how the end-of-run checks assemble a
   /// profile or a few probe values from the ranks that own them. Chunked: any length.
   void sum(std::vector<double>& v) const;
+  /// Element-wise allreduce max, in place (any length).
+  void max(std::vector<double>& v) const;
+  /// Exact sums over the ranks, the same bits for any rank count and any split of the terms:
+  /// out[e] = the sum of every rank's terms[e][...], rounded once to double. Each entry is summed in
+  /// fixed point (a 128-bit integer per entry, in units of 2^-s with s chosen from the entry's largest
+  /// term and `max_terms`, the most terms any entry has over all ranks, so that no sum overflows 2^100):
+  /// a term below 2^-60 of its entry's largest is lost, nothing else. Statistics profiles reduce with it
+  /// (a rank's terms are its cells of one profile point). Collective.
+  std::vector<double> sum_exact(const std::vector<std::vector<double>>& terms, double max_terms) const;
   /// Broadcast a string from rank 0 to all.
   std::string broadcast(const std::string& s) const;
   /// Every rank's `s`, in rank order (the strings may differ in length).

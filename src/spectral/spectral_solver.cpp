@@ -155,6 +155,20 @@ void launch_join_components(const T* in, index_t rs, int comps, const index_t* a
                         });
 }
 
+/// One sample of the `comps` physical fields of `in` (rs apart) at every point added to running sums: as
+/// the velocity (`vorticity` false) or the vorticity.
+template <class T>
+void launch_add_moments(const T* in, index_t rs, int comps, index_t n, field::MomentView m, bool vorticity) {
+  backend::parallel_for("spectral::add_moments", n, [=] EDDY_DEVICE(index_t i) {
+    double v[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < comps; ++d) v[d] = double(in[i + d * rs]);
+    if (vorticity)
+      m.add_vorticity(i, v);
+    else
+      m.add_flow(i, 0.0, v);
+  });
+}
+
 /// The state from the forward transform of a velocity (f, unnormalised): 2D vorticity, 3D projection.
 template <class T>
 void launch_state_from_velocity(const Grid& g, const Complex<T>* f, index_t cs, T scale, Complex<T>* state) {
@@ -426,6 +440,17 @@ class SolverImpl final : public Solver {
 
   void vorticity_at(const std::vector<index_t>& points, std::vector<double>& w) override {
     join(physical_vorticity(), p_.data(), w, &points);
+  }
+
+  void add_moments(const field::MomentView& sums) override {
+    if (sums.layout.velocity || sums.layout.stress) {
+      physical_velocity();
+      launch_add_moments(p_.data(), rs_, setup_.dims, grid_.points(), sums, false);
+    }
+    if (sums.layout.vorticity > 0) {
+      const int comps = physical_vorticity();
+      launch_add_moments(p_.data(), rs_, comps, grid_.points(), sums, true);
+    }
   }
 
   Stats stats() override {

@@ -15,6 +15,7 @@
 
 #include "core/names.hpp"
 #include "core/types.hpp"
+#include "field/moments.hpp"
 #include "field/slab.hpp"
 #include "field/taylor_green.hpp"
 #include "spectral/forcing_k.hpp"
@@ -117,6 +118,10 @@ class Solver {
   /// only those points come to the host (probes). Collective, as the transforms are.
   virtual void velocity_at(const std::vector<index_t>& points, std::vector<double>& u) = 0;
   virtual void vorticity_at(const std::vector<index_t>& points, std::vector<double>& w) = 0;
+  /// Add this rank's slab to running sums (field/moments.hpp: velocity, stress, vorticity; physical
+  /// units), on the device: the values velocity() and vorticity() give, bitwise. Collective, as the
+  /// transforms are.
+  virtual void add_moments(const field::MomentView& sums) = 0;
   /// Diagnostics, computed on the device: energies by Parseval, maxima from the physical velocity.
   /// Collective over the ranks of the exchange.
   virtual Stats stats() = 0;

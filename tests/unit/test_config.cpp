@@ -570,8 +570,9 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
   // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
   // pressure) + 5 of geometry + validation.tolerance + output.writer + output.fields.{variables,precision}
-  // + output.probes.{every, points, fields} + output.spectra.every
-  EXPECT_EQ(count, 109u);
+  // + output.probes.{every, points, fields} + output.spectra.every + output.statistics.{every, start,
+  // fields, average_over, allow_nonperiodic, write_every}
+  EXPECT_EQ(count, 115u);
 }
 
 TEST(Config, FieldVariablesAndPrecision) {
@@ -639,6 +640,63 @@ TEST(Config, ProbesAndSpectra) {
       {"output.probes.fields[0]", "'density' is not a field of solver spectral; use velocity, vorticity"},
       {"solver=spectral", "output.probes.every=2", "output.probes.points=[[0.5, 0.5]]",
        "output.probes.fields=[density]"});
+}
+
+TEST(Config, Statistics) {
+  // Off by default; the keys as given, kept through the resolved YAML.
+  const RunSpec off = load_text(kMinimal, "x.yaml");
+  EXPECT_FALSE(off.output.statistics.every.enabled());
+  EXPECT_EQ(off.output.statistics.fields, std::vector<std::string>{"velocity"});
+  const std::vector<std::string> periodic_x{"boundaries.x_min.type=periodic",
+                                            "boundaries.x_max.type=periodic"};
+  std::vector<std::string> sets = periodic_x;
+  for (const char* k : {"output.statistics.every=5", "output.statistics.start=0.5t",
+                        "output.statistics.fields=[velocity, pressure, reynolds_stress]",
+                        "output.statistics.average_over=[x]", "output.statistics.write_every=2"})
+    sets.push_back(k);
+  const RunSpec s = load_text(kMinimal, "x.yaml", sets);
+  const eddy::config::StatisticsSpec& st = s.output.statistics;
+  EXPECT_EQ(st.every.steps, 5);
+  EXPECT_EQ(st.start.time, 0.5);
+  EXPECT_EQ(st.fields, (std::vector<std::string>{"velocity", "pressure", "reynolds_stress"}));
+  EXPECT_EQ(st.average_over, std::vector<std::string>{"x"});
+  EXPECT_EQ(st.write_every.steps, 2);
+  EXPECT_TRUE(same_settings(load_text(s.resolved_yaml, "resolved.yaml"), s));
+  // Refusals name the key and what would be valid.
+  expect_error(kMinimal,
+               {"output.statistics.average_over[0]", "'y' is not periodic", "wall", "allow_nonperiodic"},
+               {"output.statistics.every=5", "output.statistics.average_over=[y]"});
+  EXPECT_EQ(error_of(kMinimal, {"output.statistics.every=5", "output.statistics.average_over=[y]",
+                                "output.statistics.allow_nonperiodic=true"}),
+            "(loaded)");
+  expect_error(kMinimal, {"output.statistics.average_over", "names every direction"},
+               {"output.statistics.every=5", "output.statistics.average_over=[x, y]",
+                "output.statistics.allow_nonperiodic=true"});
+  expect_error(kMinimal, {"output.statistics.average_over[1]", "'x' is listed twice"},
+               {"output.statistics.every=5", "output.statistics.average_over=[x, x]",
+                "output.statistics.allow_nonperiodic=true"});
+  expect_error(kMinimal, {"output.statistics.average_over[0]", "'z' is not a direction of a 2D run"},
+               {"output.statistics.every=5", "output.statistics.average_over=[z]"});
+  expect_error(kMinimal,
+               {"output.statistics.fields[1]", "'vorticity' is not accumulated by solver lbm",
+                "velocity, pressure, density, reynolds_stress"},
+               {"output.statistics.every=5", "output.statistics.fields=[velocity, vorticity]"});
+  expect_error(kMinimal, {"output.statistics.fields[1]", "listed twice"},
+               {"output.statistics.every=5", "output.statistics.fields=[velocity, velocity]"});
+  expect_error(kMinimal, {"output.statistics.fields", "'speed' is not one of velocity"},
+               {"output.statistics.every=5", "output.statistics.fields=[speed]"});
+  expect_error(kMinimal, {"output.statistics.start", "step 11 is after run.steps = 10"},
+               {"output.statistics.every=5", "output.statistics.start=11"});
+  expect_error(kMinimal, {"output.statistics.start", "t = 2.0 s is not before run.end_time = 2.0 s"},
+               {"run.steps=0", "run.end_time=2", "output.statistics.every=5", "output.statistics.start=2t"});
+  expect_error(kMinimal, {"output.statistics.write_every", "no schedule"},
+               {"output.statistics.write_every=5"});
+  expect_error(kMinimal, {"output.statistics.fields[0]", "'pressure' is not accumulated by solver spectral"},
+               {"solver=spectral", "output.statistics.every=5", "output.statistics.fields=[pressure]"});
+  EXPECT_EQ(error_of(kMinimal, {"solver=spectral", "output.statistics.every=5",
+                                "output.statistics.fields=[velocity, reynolds_stress, vorticity]",
+                                "output.statistics.average_over=[y]"}),
+            "(loaded)");
 }
 
 TEST(Config, OutputWriter) {
