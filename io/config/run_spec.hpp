@@ -141,6 +141,17 @@ struct SpectraSpec {
   Schedule every{};  ///< when to add E(k) to spectra.h5 (never by default)
 };
 
+/// One plane of `output.slices` (3D runs): the layer of cells containing `position` along `axis`, cell
+/// layer i = min(floor(position / dx), n - 1), written as `slices/<name>_<axis><i>_<step>.h5` on its own
+/// schedule, for movies.
+struct SliceSpec {
+  std::string axis = "z";                       ///< x | y | z: the axis normal to the plane
+  double position = 0.0;                        ///< [m] along `axis`, inside [0, L] (required)
+  Schedule every{};                             ///< when to write the plane (required)
+  std::vector<std::string> fields{"velocity"};  ///< velocity | pressure | density (LBM) | vorticity
+                                                ///< (spectral): fields the run's field files hold
+};
+
 struct OutputSpec {
   std::string dir = "";  ///< output directory; "" = out/<name> (the CLI's --out wins)
   /// How the ranks write field files and checkpoints: auto (collective with a parallel HDF5, else
@@ -151,6 +162,7 @@ struct OutputSpec {
   CheckpointSpec checkpoint{};
   ProbesSpec probes{};
   SpectraSpec spectra{};
+  std::vector<SliceSpec> slices{};  ///< planes of fields, each on its own schedule (3D runs)
 };
 
 struct SteadySpec {

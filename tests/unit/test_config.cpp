@@ -570,8 +570,8 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   // 56 + 5 of physics.forcing + 12 of optimize + physics.body_force, numerics.les.{model,constant},
   // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
   // pressure) + 5 of geometry + validation.tolerance + output.writer + output.fields.{variables,precision}
-  // + output.probes.{every, points, fields} + output.spectra.every
-  EXPECT_EQ(count, 109u);
+  // + output.probes.{every, points, fields} + output.spectra.every + output.slices
+  EXPECT_EQ(count, 110u);
 }
 
 TEST(Config, FieldVariablesAndPrecision) {
