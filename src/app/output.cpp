@@ -126,8 +126,14 @@ RunOutput::~RunOutput() { log::open_file(""); }
 
 void RunOutput::resume_at(long step) {
   resume_step_ = step;
-  series_ = std::make_unique<io::XdmfSeries>(
-      io::XdmfSeries::open_append((dir_ / "fields" / "fields.xmf").string(), comm_, step));
+  series_ = open_xdmf_series("fields/fields.xmf");
+}
+
+std::unique_ptr<io::XdmfSeries> RunOutput::open_xdmf_series(const std::string& file) const {
+  const std::string path = (dir_ / file).string();
+  if (resume_step_ >= 0)
+    return std::make_unique<io::XdmfSeries>(io::XdmfSeries::open_append(path, comm_, resume_step_));
+  return std::make_unique<io::XdmfSeries>(path, comm_);
 }
 
 void RunOutput::open_diagnostics(const std::vector<std::string>& columns) {

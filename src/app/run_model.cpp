@@ -7,6 +7,7 @@
 
 #include "app/model.hpp"
 #include "app/series_output.hpp"
+#include "app/slice_output.hpp"
 #include "app/validation.hpp"
 #include "backend/backend.hpp"
 #include "core/error.hpp"
@@ -142,6 +143,7 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
   // probes.h5 and spectra.h5 (output.probes, output.spectra), registered before the checkpoints: a
   // checkpoint at a step finds that step's rows written.
   const SeriesOutputs series(model, simulation, out, spec);
+  const SliceOutputs slices(model, simulation, out, spec);
 
   // Checkpoints: on their schedule, and whenever the run stops early; each one after a health check, so
   // that a checkpoint never holds a diverged state and rotation never replaces a healthy one by it. The
