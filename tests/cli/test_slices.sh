@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Slices (output.slices: slices/<name>_<axis><i>_<step>.h5 and slices/<name>_<axis><i>.xmf) through the eddy
 # executable:
-#   1. LBM 3D periodic Taylor-Green vortex, slices normal to x, y and z (the first layer, the last one through
-#      position = L, a middle one): each slice file holds bitwise the field file's values of its layer at the
-#      same step (velocity, density, pressure), with the plane's shape, coordinates and attributes, and the
+#   1. LBM 3D periodic Taylor-Green vortex, slices normal to x, y (on a time schedule) and z (the first
+#      layer, the last one through position = L, a middle one): each slice file holds bitwise the field
+#      file's values of its layer at the same step (velocity, density, pressure), with the plane's shape,
+#      coordinates and attributes, and the
 #      XDMF series lists every step once with its time; no slices/ folder without output.slices;
 #   2. the same slices on 4 ranks (1 x 2 x 2: the z and y layers on two ranks of four, the others taking
 #      part with an empty box), per_rank and gather writers, are bitwise the one-rank slices;
@@ -84,11 +85,11 @@ for n in fa:
 PY
 }
 
-# 1. LBM, one rank: x = 0.3 (layer 0), y = 2 pi (the last layer, 15), z = pi (layer 8), every 10 steps, and
-#    field files at the same steps
+# 1. LBM, one rank: x = 0.3 (layer 0) and z = pi (layer 8) every 10 steps, y = 2 pi (the last layer, 15)
+#    every 0.45 s (dt = 0.02267 s: steps 0, 20, 40, 60), and field files every 10 steps
 lbm=(--set "domain.cells=[16,16,16]" --set run.end_time=0 --set run.steps=60 --set output.fields.every=10
      --set output.diagnostics.every=20 --set validation.reference=none --quiet
-     --set "output.slices=[{axis: z, position: 3.141592653589793, every: 10, fields: [velocity, density, pressure]}, {axis: x, position: 0.3, every: 10, fields: [velocity, pressure]}, {axis: y, position: 6.283185307179586, every: 20, fields: [density]}]")
+     --set "output.slices=[{axis: z, position: 3.141592653589793, every: 10, fields: [velocity, density, pressure]}, {axis: x, position: 0.3, every: 10, fields: [velocity, pressure]}, {axis: y, position: 6.283185307179586, every: 0.45t, fields: [density]}]")
 "$eddy" run "$tgv" "${lbm[@]}" --out lbm1 || bad "the LBM slices run failed"
 [ -e lbm1/slices/tgv3d_lbm_z8_00000060.h5 ] && [ -e lbm1/slices/tgv3d_lbm_x0_00000000.h5 ] &&
   [ -e lbm1/slices/tgv3d_lbm_y15_00000040.h5 ] && [ -e lbm1/slices/tgv3d_lbm_z8.xmf ] && ok ||
