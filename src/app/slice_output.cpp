@@ -1,6 +1,7 @@
 #include "app/slice_output.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include "backend/backend.hpp"
