@@ -8,7 +8,8 @@
 #      XDMF series lists every step once with its time; no slices/ folder without output.slices;
 #   2. the same slices on 4 ranks (1 x 2 x 2: the z and y layers on two ranks of four, the others taking
 #      part with an empty box), per_rank and gather writers, are bitwise the one-rank slices;
-#   3. N steps straight == N/2 steps past a checkpoint + --restart auto on 2 ranks: the same slice files
+#   3. N steps straight == N/2 steps past a checkpoint + --restart auto on 2 ranks (the auto writer:
+#      collective where HDF5 is parallel, the z layer on one rank of two): the same slice files
 #      (one of the first part's files after the checkpoint replaced by another beforehand: it is written
 #      again) and the same XDMF series, byte for byte: no duplicate, no missing time;
 #   4. spectral 3D: velocity and vorticity slices bitwise the field files (1 rank, and pencils on 4 ranks,
