@@ -9,6 +9,7 @@
     /usr/bin/python3 scripts/eddy_post.py summary  OUTDIR... [--keys physics.reynolds,...] [--csv FILE]
     /usr/bin/python3 scripts/eddy_post.py forces   OUTDIR [--cd 5.58] [--cl 0.0106] [--length D --velocity U]
     /usr/bin/python3 scripts/eddy_post.py probes   OUTDIR|probes.h5 [--fields velocity,pressure]
+    /usr/bin/python3 scripts/eddy_post.py slices   OUTDIR|OUTDIR/slices [--movie] [--fps 10] [--out DIR]
     /usr/bin/python3 scripts/eddy_post.py bench    DIR_OR_JSON... [--out plot.png] [--markdown FILE]
     /usr/bin/python3 scripts/eddy_post.py compare  A B [--tol 1e-12] [--datasets velocity,density]
                                                   [--rows START:STOP] [--json FILE]
@@ -94,6 +95,14 @@ def parser():
     pr.add_argument("--fields", help="comma-separated fields to plot (default: every field of the file)")
     pr.add_argument("-o", "--output", help="output stem: STEM_<field>_p<N>.png (default OUTDIR/post/probes)")
     pr.set_defaults(module="probes")
+
+    sv = sub.add_parser("slices", help="PNG frames of the slices (output.slices), per slice, field and step; "
+                        "--movie: an MP4 of each with ffmpeg")
+    sv.add_argument("run", help="output directory of a run with output.slices, or its slices/ folder")
+    sv.add_argument("--movie", action="store_true", help="also join the frames into MP4s (needs ffmpeg on PATH)")
+    sv.add_argument("--fps", type=float, default=10.0, help="frames per second of the movies (default %(default)s)")
+    sv.add_argument("--out", help="folder of the frames and movies (default OUTDIR/slices/frames)")
+    sv.set_defaults(module="slices")
 
     b = sub.add_parser("bench", help="table (markdown) and bar plot of eddy bench JSON results, "
                        "several folders side by side")

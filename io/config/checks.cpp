@@ -42,9 +42,12 @@ void check(const std::string& path, const Schedule& v, const Rule&, const Where&
   }
 }
 void check(const std::string& path, const std::vector<double>& v, const Rule& r, const Where& w);
-void check(const std::string& path, const BodySpec& body, const Rule&, const Where& w) {
-  BodySpec copy = body;
-  BodyKeys keys;
+template <class T>
+void check(const std::string& path, const std::vector<T>& v, const Rule& r, const Where& w);
+template <class S, std::enable_if_t<is_entry<S>, int> = 0>
+void check(const std::string& path, const S& entry, const Rule&, const Where& w) {
+  S copy = entry;
+  EntryKeys keys;
   visit(copy, keys);
   for (const auto& k : keys.keys)
     std::visit([&](auto* ref) { check(path + "." + k.first, *ref, k.second.second, w); }, k.second.first);
@@ -327,6 +330,42 @@ void check_statistics(const RunSpec& s, const Where& w) {
                                ": no sample would be taken");
 }
 
+/// output.slices: planes of a 3D run, each with a schedule, a position inside the domain along its axis
+/// and fields the solver writes; no two on the same cell layer of one axis.
+void check_slices(const RunSpec& s, const Where& w) {
+  const std::vector<SliceSpec>& slices = s.output.slices;
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    const SliceSpec& c = slices[i];
+    const std::string key = "output.slices[" + std::to_string(i) + "]";
+    const auto a = static_cast<std::size_t>(slice_axis(c));
+    if (s.dimensions() != 3)
+      w.fail(
+          key + (w.has(key + ".axis") ? ".axis" : ""),
+          "slices are planes of a 3D run; in 2D the field files hold the whole plane (output.fields.every) "
+          "and a slice along x or y would be a line, which eddy does not write; remove output.slices");
+    if (!c.every.enabled())
+      w.fail(w.has(key + ".every") ? key + ".every" : key,
+             "a slice needs a schedule: every: a step count (e.g. 100) or a time (e.g. 0.1t)");
+    if (!w.has(key + ".position"))
+      w.fail(key, std::string("a slice needs a position [m] along its axis, in [0, ") +
+                      short_num(s.domain.length[a]) +
+                      "] (e.g. position: " + short_num(0.5 * s.domain.length[a]) + ")");
+    if (!(c.position >= 0.0 && c.position <= s.domain.length[a]))
+      w.fail(key + ".position", "the plane is outside the domain: " + c.axis + " = " + fmt(c.position) +
+                                    " m, but the domain spans [0, " + short_num(s.domain.length[a]) +
+                                    "] m along " + c.axis);
+    if (c.fields.empty())
+      w.fail(key + ".fields", "needs at least one field, of " + join(solver_fields(s), ", "));
+    check_field_names(s, key + ".fields", c.fields, "", w);
+    for (std::size_t j = 0; j < i; ++j)
+      if (slices[j].axis == c.axis && slice_layer(s, slices[j]) == slice_layer(s, c))
+        w.fail(key + ".position", "is in the same cell layer as output.slices[" + std::to_string(j) +
+                                      "] (axis " + c.axis + ", layer " + std::to_string(slice_layer(s, c)) +
+                                      " of " + std::to_string(s.domain.cells[a]) +
+                                      "); list each plane once, with all its fields in one slice's fields");
+  }
+}
+
 }  // namespace
 
 void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
@@ -377,6 +416,7 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
   check_field_variables(s, w);
   check_series_outputs(s, w);
   check_statistics(s, w);
+  check_slices(s, w);
 
   if (!(s.run.end_time > 0) && s.run.steps <= 0) {
     w.fail(w.has("run.end_time") ? "run.end_time" : "run.steps",

@@ -1,5 +1,7 @@
 #include "io/config/config.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "io/config/detail.hpp"
@@ -25,10 +27,11 @@ std::string emit(const bool* v) { return *v ? "true" : "false"; }
 std::string emit(const Schedule* v) { return v->time > 0 ? fmt(v->time) + "t" : fmt(v->steps); }
 template <class T>
 std::string emit(const std::vector<T>* v);
-/// A body as a one-line YAML map of every key.
-std::string emit(const BodySpec* v) {
-  BodySpec copy = *v;
-  BodyKeys keys;
+/// A list entry (a body, a slice) as a one-line YAML map of every key.
+template <class S, std::enable_if_t<is_entry<S>, int> = 0>
+std::string emit(const S* v) {
+  S copy = *v;
+  EntryKeys keys;
   visit(copy, keys);
   std::vector<std::string> items;
   for (const auto& k : keys.keys)
@@ -47,8 +50,12 @@ bool same(const T& a, const T& b) {
   return a == b;
 }
 bool same(const Schedule& a, const Schedule& b) { return a.steps == b.steps && a.time == b.time; }
-/// Bodies are equal when their resolved YAML is (shortest round-trip numbers: exact).
-bool same(const std::vector<BodySpec>& a, const std::vector<BodySpec>& b) { return emit(&a) == emit(&b); }
+/// Lists of entries (bodies, slices) are equal when their resolved YAML is (shortest round-trip numbers:
+/// exact).
+template <class S, std::enable_if_t<is_entry<S>, int> = 0>
+bool same(const std::vector<S>& a, const std::vector<S>& b) {
+  return emit(&a) == emit(&b);
+}
 
 }  // namespace
 
@@ -60,6 +67,15 @@ std::string KeyOrigins::at(const std::string& path) const {
   for (std::string p = path; !p.empty(); p = parent(p))
     if (auto m = marks.find(p); m != marks.end()) return m->second;
   return file.empty() ? "the config" : file;
+}
+
+int slice_axis(const SliceSpec& slice) { return slice.axis == "x" ? 0 : slice.axis == "y" ? 1 : 2; }
+
+long slice_layer(const RunSpec& spec, const SliceSpec& slice) {
+  const auto a = static_cast<std::size_t>(slice_axis(slice));
+  const long n = spec.domain.cells[a];
+  const double dx = spec.domain.length[a] / double(n);
+  return std::min(static_cast<long>(std::floor(slice.position / dx)), n - 1);
 }
 
 void fail(const KeyOrigins& origins, const std::string& key, const std::string& message) {

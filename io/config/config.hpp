@@ -30,6 +30,12 @@ std::string to_yaml(const RunSpec& spec);
 /// True when every config key of `a` and `b` is equal (source_file and resolved_yaml are not compared).
 bool same_settings(const RunSpec& a, const RunSpec& b);
 
+/// The axis of a slice: 0, 1, 2 for x, y, z.
+int slice_axis(const SliceSpec& slice);
+/// The cell layer a slice writes: the layer containing its position along its axis,
+/// i = min(floor(position / dx), n - 1), dx = L / n (so position = L is the last layer).
+long slice_layer(const RunSpec& spec, const SliceSpec& slice);
+
 /// Throw the InputError of a check after loading (the solvers' rules, which the app applies): "<origin>:
 /// <key>: <message>", the origin the key's value came from (`case.yaml:12:14`, a `--set` argument).
 [[noreturn]] void fail(const KeyOrigins& origins, const std::string& key, const std::string& message);

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -46,9 +47,15 @@ struct FaceCollector {
   void section(const char* key, FaceSpec& face) { faces.emplace_back(key, &face); }
 };
 
-/// The keys of one body with their rules (schema.hpp's visit(BodySpec&)).
-struct BodyKeys {
-  using Ref = std::variant<std::string*, double*, std::vector<double>*>;
+/// The structs that are entries of a list key, each a map of keys of its own visit(): geometry.bodies
+/// (BodySpec), output.slices (SliceSpec). Loading, checking, writing and comparing them is one template
+/// for all (load.cpp, checks.cpp, config.cpp); a new one is its struct, its visit() and its name here.
+template <class S>
+inline constexpr bool is_entry = std::is_same_v<S, BodySpec> || std::is_same_v<S, SliceSpec>;
+
+/// The keys of one list entry with their rules (schema.hpp's visit(BodySpec&), visit(SliceSpec&)).
+struct EntryKeys {
+  using Ref = std::variant<std::string*, double*, std::vector<double>*, Schedule*, std::vector<std::string>*>;
   std::vector<std::pair<std::string, std::pair<Ref, Rule>>> keys;
   template <class T>
   void field(const char* key, T& value, const Rule& rule = {}) {
@@ -89,6 +96,11 @@ std::string expected(const std::vector<std::string>*, const Rule& rule);
 std::string expected(const std::vector<std::vector<double>>*, const Rule&);
 std::string expected(const std::vector<BodySpec>*, const Rule&);
 std::string expected(const BodySpec*, const Rule&);
+std::string expected(const std::vector<SliceSpec>*, const Rule&);
+std::string expected(const SliceSpec*, const Rule&);
+/// What one entry of a list key is, for messages: "a body", "a slice".
+std::string entry_name(const BodySpec*);
+std::string entry_name(const SliceSpec*);
 std::string expected(const Schedule*, const Rule&);
 
 // ---------------------------------------------------------------- where a value came from

@@ -68,10 +68,12 @@ void parse(const YAML::Node& n, const std::string& path, Schedule& out, const Ru
 template <class T>
 void parse(const YAML::Node& n, const std::string& path, std::vector<T>& out, const Rule& rule, Where& w);
 
-/// One entry of geometry.bodies: a map of the body keys, unknown or repeated keys refused.
-void parse(const YAML::Node& n, const std::string& path, BodySpec& out, const Rule& rule, Where& w) {
-  if (!n.IsMap()) wrong_type<BodySpec>(w, path, n, rule);
-  BodyKeys keys;
+/// One entry of a list of structs (geometry.bodies, output.slices): a map of the struct's keys, unknown or
+/// repeated keys refused.
+template <class S, std::enable_if_t<is_entry<S>, int> = 0>
+void parse(const YAML::Node& n, const std::string& path, S& out, const Rule& rule, Where& w) {
+  if (!n.IsMap()) wrong_type<S>(w, path, n, rule);
+  EntryKeys keys;
   visit(out, keys);
   std::set<std::string> seen;
   for (const auto& pair : n) {
@@ -83,7 +85,8 @@ void parse(const YAML::Node& n, const std::string& path, BodySpec& out, const Ru
     if (!seen.insert(name).second) w.fail(at, "duplicate key");
     const auto k =
         std::find_if(keys.keys.begin(), keys.keys.end(), [&](const auto& e) { return e.first == name; });
-    if (k == keys.keys.end()) w.fail(at, "unknown key; valid keys in a body: " + keys.names());
+    if (k == keys.keys.end())
+      w.fail(at, "unknown key; valid keys in " + entry_name(&out) + ": " + keys.names());
     w.mark(at, value.Mark());
     std::visit([&](auto* ref) { parse(value, at, *ref, k->second.second, w); }, k->second.first);
   }

@@ -155,6 +155,17 @@ struct StatisticsSpec {
   Schedule write_every{};                       ///< when to write a stats file, besides at the end of the run
 };
 
+/// One plane of `output.slices` (3D runs): the layer of cells containing `position` along `axis`, cell
+/// layer i = min(floor(position / dx), n - 1), written as `slices/<name>_<axis><i>_<step>.h5` on its own
+/// schedule, for movies.
+struct SliceSpec {
+  std::string axis = "z";                       ///< x | y | z: the axis normal to the plane
+  double position = 0.0;                        ///< [m] along `axis`, inside [0, L] (required)
+  Schedule every{};                             ///< when to write the plane (required)
+  std::vector<std::string> fields{"velocity"};  ///< velocity | pressure | density (LBM) | vorticity
+                                                ///< (spectral): fields the run's field files hold
+};
+
 struct OutputSpec {
   std::string dir = "";  ///< output directory; "" = out/<name> (the CLI's --out wins)
   /// How the ranks write field files and checkpoints: auto (collective with a parallel HDF5, else
@@ -166,6 +177,7 @@ struct OutputSpec {
   ProbesSpec probes{};
   SpectraSpec spectra{};
   StatisticsSpec statistics{};
+  std::vector<SliceSpec> slices{};  ///< planes of fields, each on its own schedule (3D runs)
 };
 
 struct SteadySpec {

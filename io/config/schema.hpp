@@ -204,6 +204,15 @@ void visit(SpectraSpec& s, V& v) {
   v.field("every", s.every);
 }
 
+/// The keys of one slice (a list entry of output.slices, loaded like a body).
+template <class V>
+void visit(SliceSpec& s, V& v) {
+  v.field("axis", s.axis, one_of({"x", "y", "z"}));
+  v.field("position", s.position);
+  v.field("every", s.every);
+  v.field("fields", s.fields, one_of({"velocity", "pressure", "density", "vorticity"}));
+}
+
 template <class V>
 void visit(StatisticsSpec& s, V& v) {
   v.field("every", s.every);
@@ -224,6 +233,7 @@ void visit(OutputSpec& s, V& v) {
   v.section("probes", s.probes);
   v.section("spectra", s.spectra);
   v.section("statistics", s.statistics);
+  v.field("slices", s.slices);
 }
 
 template <class V>
@@ -292,9 +302,9 @@ void visit(RunSpec& s, V& v) {
 }
 
 /// A pointer to one leaf value of a RunSpec.
-using FieldRef =
-    std::variant<std::string*, double*, long*, bool*, std::vector<long>*, std::vector<double>*, Schedule*,
-                 std::vector<BodySpec>*, std::vector<std::string>*, std::vector<std::vector<double>>*>;
+using FieldRef = std::variant<std::string*, double*, long*, bool*, std::vector<long>*, std::vector<double>*,
+                              Schedule*, std::vector<BodySpec>*, std::vector<std::string>*,
+                              std::vector<std::vector<double>>*, std::vector<SliceSpec>*>;
 
 /// One key of the schema: full dotted path ("numerics.precision"), where its value lives, and its rule.
 struct Field {

@@ -155,11 +155,19 @@ std::string expected(const BodySpec*, const Rule&) {
   return "a body: a map with keys type, center, radius, ... (e.g. {type: sphere, center: [0.5, 0.5, 0.5], "
          "radius: 0.1})";
 }
+std::string expected(const std::vector<SliceSpec>*, const Rule&) {
+  return "a list of slices (e.g. [{axis: z, position: 0.5, every: 0.1t, fields: [velocity]}])";
+}
+std::string expected(const SliceSpec*, const Rule&) {
+  return "a slice: a map with keys axis, position, every, fields (e.g. {axis: z, position: 0.5, every: 100})";
+}
+std::string entry_name(const BodySpec*) { return "a body"; }
+std::string entry_name(const SliceSpec*) { return "a slice"; }
 std::string expected(const Schedule*, const Rule&) {
   return "a step count (e.g. 100) or a time with suffix t (e.g. 0.5t); 0 = never";
 }
 
-std::string BodyKeys::names() const {
+std::string EntryKeys::names() const {
   std::vector<std::string> out;
   for (const auto& k : keys) out.push_back(k.first);
   return join(out, ", ");

@@ -110,7 +110,7 @@ RunOutput::RunOutput(const config::RunSpec& spec, const RunOptions& opt, const p
   if (!err.empty()) throw InputError(err);
   log::set_quiet(opt.quiet);
   log::open_file((dir_ / "run.log").string());
-  series_ = open_xdmf_series(dir_ / "fields" / "fields.xmf");
+  series_ = open_xdmf_series("fields/fields.xmf");
 
   const backend::DeviceInfo dev = backend::device_info();
   log::info(cat("eddy ", EDDY_VERSION, " | backend ", dev.backend, " | device ", dev.name,
@@ -126,13 +126,14 @@ RunOutput::~RunOutput() { log::open_file(""); }
 
 void RunOutput::resume_at(long step) {
   resume_step_ = step;
-  series_ = open_xdmf_series(dir_ / "fields" / "fields.xmf");
+  series_ = open_xdmf_series("fields/fields.xmf");
 }
 
-std::unique_ptr<io::XdmfSeries> RunOutput::open_xdmf_series(const fs::path& path) const {
+std::unique_ptr<io::XdmfSeries> RunOutput::open_xdmf_series(const std::string& file) const {
+  const std::string path = (dir_ / file).string();
   if (resume_step_ >= 0)
-    return std::make_unique<io::XdmfSeries>(io::XdmfSeries::open_append(path.string(), comm_, resume_step_));
-  return std::make_unique<io::XdmfSeries>(path.string(), comm_);
+    return std::make_unique<io::XdmfSeries>(io::XdmfSeries::open_append(path, comm_, resume_step_));
+  return std::make_unique<io::XdmfSeries>(path, comm_);
 }
 
 void RunOutput::open_diagnostics(const std::vector<std::string>& columns) {
@@ -185,7 +186,7 @@ void RunOutput::write_statistics(long step, double time, const FieldGrid& grid,
   comm_.barrier();
   io::XdmfGrid x = write_file(h5, step, time, grid, fields, globals, false, attributes);
   io::write_xdmf((dir_ / "stats" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);
-  if (!stats_series_) stats_series_ = open_xdmf_series(dir_ / "stats" / "stats.xmf");
+  if (!stats_series_) stats_series_ = open_xdmf_series("stats/stats.xmf");
   stats_series_->add(x);
 }
 

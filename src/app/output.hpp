@@ -113,6 +113,9 @@ class RunOutput {
   /// A time series in HDF5 in the run directory (`file`, e.g. probes.h5; io/hdf5/series_file.hpp): new,
   /// or on a restart continued after its rows up to the restart step.
   std::unique_ptr<io::SeriesFile> open_series(const std::string& file, const io::SeriesLayout& layout) const;
+  /// An XDMF time series in the run directory (`file`, e.g. slices/run_z16.xmf): new, or on a restart
+  /// continued after its times up to the restart step (io::XdmfSeries::open_append).
+  std::unique_ptr<io::XdmfSeries> open_xdmf_series(const std::string& file) const;
   /// diagnostics.csv (after open_diagnostics): on a restart its earlier_rows() continue what the
   /// diagnostics derive from earlier rows (differences in time, validation series).
   const io::DiagnosticsCsv& diagnostics_csv() const { return *csv_; }
@@ -162,8 +165,6 @@ class RunOutput {
                           const std::vector<FieldData>& fields, const std::vector<GlobalData>& globals,
                           bool as_configured,
                           const std::vector<std::pair<std::string, double>>& attributes = {});
-  /// The XDMF time series `path`: new, or on a restart the earlier run's up to the restart step.
-  std::unique_ptr<io::XdmfSeries> open_xdmf_series(const std::filesystem::path& path) const;
   const config::RunSpec& spec_;
   parallel::Comm comm_;
   std::filesystem::path dir_;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "app/lbm_case.hpp"
 #include "app/output.hpp"
@@ -17,16 +20,18 @@
 namespace eddy::app {
 
 void check_schedules(const config::RunSpec& spec, double dt) {
-  const std::pair<const char*, double> intervals[] = {
+  std::vector<std::pair<std::string, double>> intervals = {
       {"output.fields.every", spec.output.fields.every.time},
       {"output.diagnostics.every", spec.output.diagnostics.every.time},
       {"output.checkpoint.every", spec.output.checkpoint.every.time},
       {"output.probes.every", spec.output.probes.every.time},
       {"output.spectra.every", spec.output.spectra.every.time},
       {"run.end_time", spec.run.end_time}};
+  for (std::size_t i = 0; i < spec.output.slices.size(); ++i)
+    intervals.emplace_back(log::cat("output.slices[", i, "].every"), spec.output.slices[i].every.time);
   for (const auto& [key, t] : intervals)
     if (t > 0 && t < dt * (1 - 1e-9))
-      throw InputError(log::cat(key, ": ", t, std::string(key).rfind("output.", 0) == 0 ? "t" : " s",
+      throw InputError(log::cat(key, ": ", t, key.rfind("output.", 0) == 0 ? "t" : " s",
                                 " is shorter than one time step (dt = ", dt,
                                 " s); use a step count (e.g. 1) or a time of at least ", dt, " s"));
 }

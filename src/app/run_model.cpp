@@ -7,6 +7,7 @@
 
 #include "app/model.hpp"
 #include "app/series_output.hpp"
+#include "app/slice_output.hpp"
 #include "app/statistics_output.hpp"
 #include "app/validation.hpp"
 #include "backend/backend.hpp"
@@ -144,6 +145,7 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
   // before the checkpoints: a checkpoint at a step finds that step's rows written and its sample taken.
   const SeriesOutputs series(model, simulation, out, spec);
   StatisticsOutput statistics(model, simulation, out, spec, start);
+  const SliceOutputs slices(model, simulation, out, spec);
 
   // Checkpoints: on their schedule, and whenever the run stops early; each one after a health check, so
   // that a checkpoint never holds a diverged state and rotation never replaces a healthy one by it. The

@@ -3,7 +3,8 @@ a 2D cavity and a 3D Taylor-Green field file through its Xdmf reader (tests/pyth
 The cell arrays it returns equal the HDF5 datasets bit for bit, its box and times are the run's, and the
 picture it renders of the cavity's speed is read back as data: the box is 24 x 16 cells wide in pixels as
 the domain is (1.5 x 1.0), hot (red) along the moving lid and cold (blue) in the bottom row, where the
-flow all but rests. ctest runs this with the pvpython it found, where Xvfb is installed too (tests/python/CMakeLists.txt);
+flow all but rests. A slice series (output.slices) opens as one layer of cells in place in the box, its
+arrays the slice files' and its picture hot and cold where the plane's speed is. ctest runs this with the pvpython it found, where Xvfb is installed too (tests/python/CMakeLists.txt);
 scripts/install-deps.sh installs them, and nothing is installed while the tests run."""
 import os
 import subprocess
@@ -31,13 +32,14 @@ def display():
     xvfb.wait(timeout=30)
 
 
-def pvpython_open(display, xmf, when, array, tmp_path):
-    """pv_open.py on the Xvfb display: the arrays (npz) and the picture (RGB floats, rows top to bottom)."""
+def pvpython_open(display, xmf, when, array, tmp_path, look="z"):
+    """pv_open.py on the Xvfb display: the arrays (npz) and the picture (RGB floats, rows top to bottom),
+    the camera looking down `look`."""
     pvpython = os.environ.get("EDDY_PVPYTHON")
     assert pvpython, "set EDDY_PVPYTHON to ParaView's pvpython (ctest does: tests/python/CMakeLists.txt)"
     npz, png = tmp_path / f"{Path(xmf).stem}.npz", tmp_path / f"{Path(xmf).stem}.png"
     cmd = [pvpython, "--force-offscreen-rendering", str(HERE / "paraview" / "pv_open.py"), str(xmf), str(when),
-           array, str(npz), str(png)]
+           array, str(npz), str(png), look]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=dict(os.environ, DISPLAY=display))
     assert r.returncode == 0, f"{' '.join(cmd)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}"
     import matplotlib.image
@@ -104,3 +106,47 @@ def test_fp32_selection_opens_as_float(eddy, display, tmp_path):
         u = f["velocity"][...]
     assert arrays["velocity_x"].dtype == np.float32
     assert np.array_equal(arrays["velocity_x"], u[..., 0].ravel())
+
+
+def test_slice_series_opens_in_place_and_matches_hdf5(eddy, display, tmp_path):
+    """output.slices of a 3D Taylor-Green run: each series (.xmf) opens as one layer of cells where the plane
+    is (z layer 8 of 16: z from 8 dz to 9 dz; x layer 3), with every step's time, arrays bitwise the slice
+    file's, and a picture of the z plane whose colours follow its speed cell by cell."""
+    n, h = 16, 2 * np.pi / 16
+    out = run_eddy(eddy, tmp_path / "s3", "taylor_green/tgv3d_lbm.yaml", "domain.cells=[16,16,16]",
+                   "run.end_time=0", "run.steps=20", "validation.reference=none", "output.fields.at_end=false",
+                   "output.slices=[{axis: z, position: 3.3, every: 10, fields: [velocity, density]}, "
+                   "{axis: x, position: 1.3, every: 10}]")
+    arrays, rgb = pvpython_open(display, out / "slices" / "tgv3d_lbm_z8.xmf", "last", "velocity", tmp_path)
+    assert len(arrays["times"]) == 3, arrays["times"]
+    assert np.allclose(arrays["bounds"], [0, 2 * np.pi, 0, 2 * np.pi, 8 * h, 9 * h]), arrays["bounds"]
+    with h5py.File(out / "slices" / "tgv3d_lbm_z8_00000020.h5") as f:
+        u = f["velocity"][...]  # (ny, nx, 3)
+        rho = f["density"][...]
+        assert abs(arrays["times"][-1] - f.attrs["time"]) < 1e-12
+    assert np.array_equal(arrays["velocity"], u.reshape(-1, 3))
+    assert np.array_equal(arrays["density"], rho.ravel())
+    # The picture: a square box (the plane is 2 pi x 2 pi), each cell's red - blue rising with its speed.
+    box = np.argwhere(rgb.min(axis=2) < 0.97)
+    (top, left), (bottom, right) = box.min(axis=0), box.max(axis=0)
+    width, height = right - left + 1, bottom - top + 1
+    assert abs(width / height - 1.0) < 0.03, (width, height)
+    speed = np.sqrt((u**2).sum(axis=-1))
+    red_minus_blue = rgb[..., 0] - rgb[..., 2]
+    pixel = np.empty((n, n))
+    for j in range(n):
+        for i in range(n):
+            # the middle of cell (i, j); image rows run top to bottom, y bottom to top
+            pixel[j, i] = red_minus_blue[int(bottom - (j + 0.5) * height / n), int(left + (i + 0.5) * width / n)]
+    fast, slow = speed >= np.quantile(speed, 0.9), speed <= np.quantile(speed, 0.1)
+    assert pixel[fast].mean() > 0.2 and pixel[slow].mean() < -0.3, (pixel[fast].mean(), pixel[slow].mean())
+    assert np.corrcoef(pixel.ravel(), speed.ravel())[0, 1] > 0.9
+
+    arrays, rgb = pvpython_open(display, out / "slices" / "tgv3d_lbm_x3.xmf", "last", "velocity", tmp_path, "x")
+    assert np.allclose(arrays["bounds"], [3 * h, 4 * h, 0, 2 * np.pi, 0, 2 * np.pi]), arrays["bounds"]
+    with h5py.File(out / "slices" / "tgv3d_lbm_x3_00000020.h5") as f:
+        assert np.array_equal(arrays["velocity"], f["velocity"][...].reshape(-1, 3))  # (nz, ny, 3)
+    box = np.argwhere(rgb.min(axis=2) < 0.97)
+    (top, left), (bottom, right) = box.min(axis=0), box.max(axis=0)
+    assert abs((right - left + 1) / (bottom - top + 1) - 1.0) < 0.03
+    assert rgb.std() > 0.05  # a picture, not a blank

@@ -246,6 +246,48 @@ def test_probes_from_an_eddy_run(eddy, tmp_path):
     assert "no such file" in post("probes", tmp_path / "nothing", expect=2).stderr
 
 
+# ------------------------------------------------------------------------------------------ slices
+def test_slices_frames_and_movie(eddy, tmp_path):
+    """A 3D run with two slices: a PNG frame per slice, field and step, showing the plane's values (a
+    vector's magnitude); --movie without ffmpeg says so, with an ffmpeg on PATH it is handed every frame."""
+    out = run_eddy(eddy, tmp_path / "t3", "taylor_green/tgv3d_lbm.yaml", "domain.cells=[16,16,16]",
+                   "run.end_time=0", "run.steps=20", "validation.reference=none", "output.fields.at_end=false",
+                   "output.slices=[{axis: z, position: 3.2, every: 10, fields: [velocity, density]}, "
+                   "{axis: x, position: 0.0, every: 20}]")
+    r = post("slices", out, "--movie", "--out", tmp_path / "frames", "--fps", "4")
+    pngs = sorted(p.name for p in (tmp_path / "frames").glob("*.png"))
+    assert pngs == [f"tgv3d_lbm_x0_velocity_{s:08d}.png" for s in (0, 20)] + \
+        [f"tgv3d_lbm_z8_{n}_{s:08d}.png" for n in ("density", "velocity") for s in (0, 10, 20)], pngs
+    for p in pngs:
+        assert_png(tmp_path / "frames" / p, 8_000)
+        assert f"wrote {tmp_path / 'frames' / p}" in r.stdout
+    with h5py.File(out / "slices" / "tgv3d_lbm_z8_00000020.h5") as f:
+        speed = np.sqrt((f["velocity"][()] ** 2).sum(axis=-1))
+    assert f"slices: tgv3d_lbm_z8 velocity: 3 frames, range [" in r.stdout
+    assert "ffmpeg is not on PATH" in r.stdout and not list((tmp_path / "frames").glob("*.mp4"))
+    # The movie: an ffmpeg of the test's own records its arguments and frame list and writes the file.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "ffmpeg"
+    fake.write_text("#!/bin/sh\nfor a; do last=$a; done\nprev=''\nfor a; do [ \"$prev\" = -i ] && cp \"$a\" "
+                    "\"$last.list\"; prev=$a; done\necho movie > \"$last\"\n")
+    fake.chmod(0o755)
+    import os
+    import subprocess
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "eddy_post.py"), "slices", str(out / "slices"),
+                        "--movie"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    mp4 = out / "slices" / "frames" / "tgv3d_lbm_z8_velocity.mp4"
+    assert f"wrote {mp4}" in r.stdout and mp4.read_text() == "movie\n"
+    frames = Path(str(mp4) + ".list").read_text().split("\n")
+    assert [Path(x[6:-1]).name for x in frames if x.startswith("file")] == \
+        [f"tgv3d_lbm_z8_velocity_{s:08d}.png" for s in (0, 10, 20)]
+    assert speed.max() > 0.5  # the frames show a flow, not a rest state
+    assert "no slice files" in post("slices", tmp_path / "frames", expect=2).stderr
+    assert "no such directory" in post("slices", tmp_path / "nothing", expect=2).stderr
+
+
 def test_probes_spectrum_finds_the_frequency_of_a_sine(tmp_path):
     """A series of 3 + 0.5 sin(2 pi 4 t) + 0.2 sin(2 pi 11 t), unevenly sampled as a time schedule does:
     the peaks at 4 and 11 Hz with their amplitudes."""
