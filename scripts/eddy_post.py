@@ -10,6 +10,7 @@
     /usr/bin/python3 scripts/eddy_post.py forces   OUTDIR [--cd 5.58] [--cl 0.0106] [--length D --velocity U]
     /usr/bin/python3 scripts/eddy_post.py probes   OUTDIR|probes.h5 [--fields velocity,pressure]
     /usr/bin/python3 scripts/eddy_post.py slices   OUTDIR|OUTDIR/slices [--movie] [--fps 10] [--out DIR]
+    /usr/bin/python3 scripts/eddy_post.py stats    OUTDIR [--step N]
     /usr/bin/python3 scripts/eddy_post.py bench    DIR_OR_JSON... [--out plot.png] [--markdown FILE]
     /usr/bin/python3 scripts/eddy_post.py compare  A B [--tol 1e-12] [--datasets velocity,density]
                                                   [--rows START:STOP] [--json FILE]
@@ -103,6 +104,13 @@ def parser():
     sv.add_argument("--fps", type=float, default=10.0, help="frames per second of the movies (default %(default)s)")
     sv.add_argument("--out", help="folder of the frames and movies (default OUTDIR/slices/frames)")
     sv.set_defaults(module="slices")
+
+    st = sub.add_parser("stats", help="profiles of the running statistics (output.statistics), with the "
+                        "Reynolds stresses <u_i' u_j'> and the case's reference where it has one")
+    st.add_argument("run", help="output directory of a run with output.statistics and average_over")
+    st.add_argument("--step", type=int, help="the stats file of this step (default: the newest)")
+    st.add_argument("-o", "--output", help="output stem: STEM_<dataset>.png/.csv (default OUTDIR/post/stats)")
+    st.set_defaults(module="stats")
 
     b = sub.add_parser("bench", help="table (markdown) and bar plot of eddy bench JSON results, "
                        "several folders side by side")

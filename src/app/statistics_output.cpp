@@ -107,6 +107,7 @@ struct StatisticsOutput::Sums {
   }
 
   void write(const sim::Clock& clk) {
+    if (clk.step == 0) return;  // the initial actions of a fresh start: one sample of the initial state
     if (samples == 0) {
       log::info(cat("statistics: no sample taken by step ", clk.step,
                     " (output.statistics.start); no file written"));

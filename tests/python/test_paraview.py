@@ -4,7 +4,8 @@ The cell arrays it returns equal the HDF5 datasets bit for bit, its box and time
 picture it renders of the cavity's speed is read back as data: the box is 24 x 16 cells wide in pixels as
 the domain is (1.5 x 1.0), hot (red) along the moving lid and cold (blue) in the bottom row, where the
 flow all but rests. A slice series (output.slices) opens as one layer of cells in place in the box, its
-arrays the slice files' and its picture hot and cold where the plane's speed is. ctest runs this with the pvpython it found, where Xvfb is installed too (tests/python/CMakeLists.txt);
+arrays the slice files' and its picture hot and cold where the plane's speed is; a stats series
+(output.statistics) opens with its means and the Reynolds stress's named components. ctest runs this with the pvpython it found, where Xvfb is installed too (tests/python/CMakeLists.txt);
 scripts/install-deps.sh installs them, and nothing is installed while the tests run."""
 import os
 import subprocess
@@ -149,4 +150,25 @@ def test_slice_series_opens_in_place_and_matches_hdf5(eddy, display, tmp_path):
     box = np.argwhere(rgb.min(axis=2) < 0.97)
     (top, left), (bottom, right) = box.min(axis=0), box.max(axis=0)
     assert abs((right - left + 1) / (bottom - top + 1) - 1.0) < 0.03
+    assert rgb.std() > 0.05  # a picture, not a blank
+
+
+def test_stats_series_opens_and_matches_hdf5(eddy, display, tmp_path):
+    """output.statistics of a 3D Taylor-Green run: stats/stats.xmf opens with every stats file's time, the
+    means and the Reynolds stress (as its six named components xx .. zz) bitwise the stats file's, and a
+    picture of the mean speed that is not blank."""
+    out = run_eddy(eddy, tmp_path / "st", "taylor_green/tgv3d_lbm.yaml", "domain.cells=[8,8,8]", "run.end_time=0",
+                   "run.steps=20", "validation.reference=none", "output.fields.at_end=false",
+                   "output.statistics.every=2", "output.statistics.write_every=10",
+                   "output.statistics.fields=[velocity, pressure, reynolds_stress]")
+    arrays, rgb = pvpython_open(display, out / "stats" / "stats.xmf", "last", "mean_velocity", tmp_path)
+    assert len(arrays["times"]) == 2, arrays["times"]
+    assert np.allclose(arrays["bounds"], [0, 2 * np.pi] * 3), arrays["bounds"]
+    with h5py.File(out / "stats" / "tgv3d_lbm_00000020.h5") as f:
+        assert abs(arrays["times"][-1] - f.attrs["time"]) < 1e-12 and f.attrs["samples"] == 11
+        assert np.array_equal(arrays["mean_velocity"], f["mean_velocity"][...].reshape(-1, 3))
+        assert np.array_equal(arrays["mean_pressure"], f["mean_pressure"][...].ravel())
+        uu = f["reynolds_stress"][...].reshape(-1, 6)
+    for k, c in enumerate(["xx", "xy", "xz", "yy", "yz", "zz"]):
+        assert np.array_equal(arrays[f"reynolds_stress_{c}"], uu[:, k]), c
     assert rgb.std() > 0.05  # a picture, not a blank
