@@ -101,8 +101,8 @@ std::vector<double> Comm::sum_exact(const std::vector<std::vector<double>>& term
   std::vector<double> out(entries, 0.0);
   for (std::size_t e = 0; e < entries; ++e) {
     const Int128 s = static_cast<Int128>(limbs[3 * e + 2]) * (static_cast<Int128>(1) << 64) +
-                       static_cast<Int128>(limbs[3 * e + 1]) * (static_cast<Int128>(1) << 32) +
-                       static_cast<Int128>(limbs[3 * e]);
+                     static_cast<Int128>(limbs[3 * e + 1]) * (static_cast<Int128>(1) << 32) +
+                     static_cast<Int128>(limbs[3 * e]);
     out[e] = std::isfinite(largest[e]) ? std::ldexp(static_cast<double>(s), -shift[e]) : largest[e];
   }
   return out;
