@@ -284,6 +284,7 @@ void check_statistics(const RunSpec& s, const Where& w) {
                                                 {"fields", st.fields != none.fields},
                                                 {"average_over", !st.average_over.empty()},
                                                 {"allow_nonperiodic", st.allow_nonperiodic},
+                                                {"per_cell", !st.per_cell},
                                                 {"write_every", st.write_every.enabled()}};
     for (const auto& [k, given] : set)
       if (given)
@@ -322,6 +323,14 @@ void check_statistics(const RunSpec& s, const Where& w) {
   }
   if (st.average_over.size() == dims && dims > 0)
     w.fail(key + ".average_over", "names every direction; leave one out for a profile along it");
+  if (!st.per_cell && !lbm)
+    w.fail(key + ".per_cell",
+           "false (profiles alone, summed inside the step) is for the LBM solver; the spectral solver keeps "
+           "per-cell sums: remove the key");
+  if (!st.per_cell && st.average_over.empty())
+    w.fail(key + ".per_cell",
+           "false keeps the profiles alone, so output.statistics.average_over must name the directions to "
+           "average over (e.g. [x, z])");
   if (s.run.end_time > 0 && st.start.time > 0 && st.start.time >= s.run.end_time)
     w.fail(key + ".start", "t = " + fmt(st.start.time) + " s is not before run.end_time = " +
                                fmt(s.run.end_time) + " s: no sample would be taken");

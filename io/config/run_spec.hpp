@@ -152,7 +152,9 @@ struct StatisticsSpec {
                                                 ///< (<u_i u_j>) | vorticity (spectral)
   std::vector<std::string> average_over{};      ///< x | y | z: also profiles, averaged over these directions
   bool allow_nonperiodic = false;               ///< average_over may name a direction that is not periodic
-  Schedule write_every{};                       ///< when to write a stats file, besides at the end of the run
+  bool per_cell = true;    ///< time means per cell; false (LBM): the profiles alone, summed exactly inside
+                           ///< the step, no per-cell sums (field/profile.hpp)
+  Schedule write_every{};  ///< when to write a stats file, besides at the end of the run
 };
 
 /// One plane of `output.slices` (3D runs): the layer of cells containing `position` along `axis`, cell

@@ -220,6 +220,7 @@ void visit(StatisticsSpec& s, V& v) {
   v.field("fields", s.fields, one_of({"velocity", "pressure", "density", "reynolds_stress", "vorticity"}));
   v.field("average_over", s.average_over, one_of({"x", "y", "z"}));
   v.field("allow_nonperiodic", s.allow_nonperiodic);
+  v.field("per_cell", s.per_cell);
   v.field("write_every", s.write_every);
 }
 

@@ -138,6 +138,9 @@ class LbmModel final : public Model {
     return {u_.dx / u_.dt, u_.density, u_.density * (u_.dx / u_.dt) * (u_.dx / u_.dt) / 3.0};
   }
   void add_moments(const field::MomentView& sums) override { solver_.add_moments(sums); }
+  void add_profile(const field::ProfileView& sums, bool with_next_step) override {
+    solver_.add_profile(sums, with_next_step);
+  }
 
   /// NaN/Inf anywhere, or the Mach number past 1.5 x numerics.max_mach, naming the cell (the first
   /// non-finite one, else the fastest; the lowest global index on ties) and its rank.

@@ -8,7 +8,9 @@
 
 #include "app/output.hpp"
 #include "app/run.hpp"
+#include "core/error.hpp"
 #include "field/moments.hpp"
+#include "field/profile.hpp"
 #include "io/config/run_spec.hpp"
 #include "io/hdf5/block.hpp"
 #include "sim/simulation.hpp"
@@ -85,6 +87,13 @@ class Model {
   virtual int vorticity_components() const { return 0; }
   virtual MomentUnits moment_units() const = 0;
   virtual void add_moments(const field::MomentView& sums) = 0;
+  /// The same sample added to exact profile sums (output.statistics.per_cell: false; field/profile.hpp),
+  /// now or (`with_next_step`) by the next step (lbm::Solver::add_profile); models without profile sums
+  /// are refused by the config checks before a run starts.
+  virtual void add_profile(const field::ProfileView& sums, bool with_next_step) {
+    (void)sums, (void)with_next_step;
+    throw Error("output.statistics.per_cell: false is not available for this solver");
+  }
 
   /// "" when the state is healthy, else what failed and where, the same on every rank. Collective.
   virtual std::string health(const sim::Clock& clock) = 0;

@@ -185,6 +185,7 @@ void RunOutput::write_statistics(long step, double time, const FieldGrid& grid,
   }
   comm_.barrier();
   io::XdmfGrid x = write_file(h5, step, time, grid, fields, globals, false, attributes);
+  if (fields.empty()) return;  // profiles alone (output.statistics.per_cell: false): nothing to view in 3D
   io::write_xdmf((dir_ / "stats" / io::step_file_name(spec_.name, step, ".xmf")).string(), x, comm_);
   if (!stats_series_) stats_series_ = open_xdmf_series("stats/stats.xmf");
   stats_series_->add(x);

@@ -160,7 +160,7 @@ RunResult run_model(Model& model, sim::Simulation& simulation, RunOutput& out, c
     io::WriteStats stats;
     const std::string path = io::write_checkpoint(
         out.dir(), m,
-        {&data.block, data.values, data.bytes, data.state.data(), statistics.checkpoint_arrays()},
+        {&data.block, data.values, data.bytes, data.state.data(), statistics.checkpoint_arrays(clk)},
         spec.output.checkpoint.keep, comm, out.writer(), &stats);
     out.count_checkpoint(stats);
     log::info("checkpoint " + path);

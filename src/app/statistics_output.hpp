@@ -32,7 +32,7 @@ class StatisticsOutput {
 
   /// What a checkpoint holds of the statistics: the array `statistics` (the sums) with its info [samples,
   /// t_start, t_end, layout]; none when they are off. Valid until the next call.
-  std::vector<io::CheckpointArray> checkpoint_arrays();
+  std::vector<io::CheckpointArray> checkpoint_arrays(const sim::Clock& clock);
 
  private:
   struct Sums;

@@ -9,6 +9,12 @@
 
 namespace eddy::backend {
 
+/// Add v[0], v[1], v[2] to p[0], p[1], p[2] atomically (integers: the sums do not depend on the order of
+/// the additions; the GPU backends' version groups a warp's additions).
+inline void atomic_add_grouped(long long* p, const long long (&v)[3]) {
+  for (int k = 0; k < 3; ++k) __atomic_fetch_add(p + k, v[k], __ATOMIC_RELAXED);
+}
+
 /// Run f(i) for i in [0, n).
 template <class F>
 void parallel_for(const char* /*label*/, index_t n, F f) {

@@ -110,6 +110,34 @@ __global__ void __launch_bounds__(block_size) reduce_kernel(index_t n, T identit
 
 }  // namespace detail
 
+/// Add v[0], v[1], v[2] to p[0], p[1], p[2] atomically, from device code (integers: the sums do not depend
+/// on the order of the additions). On CUDA, a warp whose 32 threads are all here and all add to the same
+/// p adds the warp's sums once (three atomics instead of 96: the profile sums of a row of cells, one
+/// target for a whole warp, field/profile_k.hpp); on HIP each thread adds its own. Three atomics per 32
+/// cells and value is what bounds a step that takes a profile sample (field/profile.hpp).
+EDDY_HD EDDY_INLINE void atomic_add_grouped(long long* p, const long long (&v)[3]) {
+#if EDDY_DEVICE_PASS
+  using ull = unsigned long long;
+#if defined(EDDY_BACKEND_CUDA)
+  const unsigned mask = __activemask();
+  if (mask == 0xffffffffu) {
+    const auto first = reinterpret_cast<long long*>(__shfl_sync(mask, reinterpret_cast<ull>(p), 0));
+    if (__all_sync(mask, first == p)) {
+      long long s[3] = {v[0], v[1], v[2]};
+      for (int k = 0; k < 3; ++k)
+        for (int o = 16; o > 0; o /= 2) s[k] += __shfl_xor_sync(mask, s[k], o);
+      if ((threadIdx.x & 31u) == 0)
+        for (int k = 0; k < 3; ++k) atomicAdd(reinterpret_cast<ull*>(p + k), static_cast<ull>(s[k]));
+      return;
+    }
+  }
+#endif
+  for (int k = 0; k < 3; ++k) atomicAdd(reinterpret_cast<ull*>(p + k), static_cast<ull>(v[k]));
+#else
+  for (int k = 0; k < 3; ++k) __atomic_fetch_add(p + k, v[k], __ATOMIC_RELAXED);
+#endif
+}
+
 /// Run f(i) for i in [0, n) on the device.
 template <class F>
 void parallel_for(const char* label, index_t n, F f) {

@@ -18,6 +18,7 @@
 #include "core/types.hpp"
 #include "field/exchange.hpp"
 #include "field/moments.hpp"
+#include "field/profile.hpp"
 #include "field/taylor_green.hpp"
 #include "geometry/shape.hpp"
 #include "lbm/collisions.hpp"
@@ -131,6 +132,12 @@ class Solver {
   /// Add the interior cells' state to running sums (field/moments.hpp: density, velocity, stress; lattice
   /// units), on the device: drho = macroscopic()'s rho - 1 and its velocity, bitwise.
   virtual void add_moments(const field::MomentView& sums) const = 0;
+  /// Add the interior cells' state, as add_moments() takes it, to exact profile sums (field/profile.hpp):
+  /// `with_next_step` false adds it now, by a kernel of its own, and cancels a pending one; true leaves it
+  /// to the next step(), whose update adds each cell's sample from the populations it loads (the same
+  /// populations: the same sums, bit for bit, for no extra memory traffic; that step runs without a
+  /// step graph). `sums` must outlive that step.
+  virtual void add_profile(const field::ProfileView& sums, bool with_next_step) = 0;
   /// Reductions over the interior, computed on the device.
   virtual Stats stats() const = 0;
   /// {sum |u - u_prev|^2, sum |u|^2} over this block since the previous call (u_prev = 0 at first).

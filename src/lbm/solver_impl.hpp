@@ -138,10 +138,11 @@ class SolverImpl final : public Solver {
     // boundary links): a single kernel replayed as a graph ran 1 % slower than launched (D3Q19 64^3 on an
     // H200, cases/benchmarks/results/2026-11-30e-h200). Several ranks exchange halos through the host.
     const int launches = 1 + (odd && all_.near_solid_size > 0 ? 1 : 0) + (n_links_ > 0 ? 1 : 0);
-    if (pattern_.peers.empty() && ramp == 1.0 && launches > 1)
+    if (pattern_.peers.empty() && ramp == 1.0 && launches > 1 && observe_ == nullptr)
       graph_.run(odd ? 1 : 0, 0, work);
     else
       work();
+    observe_ = nullptr;
     ++steps_;
   }
 
@@ -173,6 +174,11 @@ class SolverImpl final : public Solver {
 
   void add_moments(const field::MomentView& sums) const override {
     launch_add_moments<L>(args(), next_odd(), grid_.n_interior(), sums);
+  }
+
+  void add_profile(const field::ProfileView& sums, bool with_next_step) override {
+    observe_ = with_next_step ? &sums : nullptr;
+    if (!with_next_step) launch_add_profile<L>(args(), next_odd(), sums);
   }
 
   Stats stats() const override {
@@ -280,7 +286,13 @@ class SolverImpl final : public Solver {
     for (int d = 0; d < 3; ++d) extras.force[d] = a.force[d] * R(population_unit<T>());
     const CollisionRates rates{1.0 / setup_.tau, setup_.trt_magic};
     with_collision<R, Les, Force>(setup_.collision, rates, extras, [&](const auto& c) {
-      odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
+      if (observe_ != nullptr) {
+        const ProfileObserver o{*observe_};
+        odd ? launch_stream_collide<L, true>(a, c, cells, o)
+            : launch_stream_collide<L, false>(a, c, cells, o);
+      } else {
+        odd ? launch_stream_collide<L, true>(a, c, cells) : launch_stream_collide<L, false>(a, c, cells);
+      }
     });
   }
 
@@ -470,6 +482,7 @@ class SolverImpl final : public Solver {
   unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
   long steps_ = 0;
   backend::StepGraph graph_;
+  const field::ProfileView* observe_ = nullptr;  ///< profile sums the next step adds to (add_profile)
   DeviceArray<BoundaryLink> links_;
   DeviceArray<double> link_value_;
   DeviceArray<long long> link_force_;

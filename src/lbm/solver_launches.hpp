@@ -8,6 +8,7 @@
 
 #include "backend/parallel.hpp"
 #include "backend/profile.hpp"
+#include "field/profile_k.hpp"
 #include "lbm/boundary_kinds.hpp"
 #include "lbm/collisions.hpp"
 #include "lbm/lattice.hpp"
@@ -106,21 +107,33 @@ EDDY_HD EDDY_INLINE void initial_cell(const IC& ic, index_t gx, index_t gy, inde
 /// 256^3 from 22,701 to 23,937 MLUPS, BGK from 23,565 to 23,901, D2Q9 2048^2 from 45,140 to 46,429; the
 /// 16-bit odd step, at 64 registers for 4 blocks of an SM, lost 2.5 % so (cases/benchmarks/results/
 /// 2026-11-30g-h200) and returns before its loads.
-template <class L, bool Odd, class T, class R, class C>
+/// With an observer (stream_collide's `obs`), every cell of the bulk is handed over but the fluid cells
+/// near a solid on odd steps, which the near-solid kernel updates and hands over.
+template <class L, bool Odd, class T, class R, class C, class Obs = NoObserver>
 EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
-                                   const C& collision, bool all_fluid) {
+                                   const C& collision, bool all_fluid, const Obs& obs = {}) {
   if constexpr (Odd && sizeof(T) < 4) {
-    if (!all_fluid && a.flags[n] != fluid) return;
-    stream_collide<L, Odd, false>(n, faces, a, collision);
+    if (!all_fluid && a.flags[n] != fluid) {
+      if constexpr (Obs::active)
+        if ((a.flags[n] & kind_mask) != fluid) obs.template add<L>(n, static_cast<const R*>(nullptr), a);
+      return;
+    }
+    stream_collide<L, Odd, false>(n, faces, a, collision, true, obs, 1);
+  } else if constexpr (Obs::active) {
+    const std::uint8_t fl = all_fluid ? std::uint8_t(fluid) : a.flags[n];
+    const bool body = (fl & kind_mask) != fluid;
+    stream_collide<L, Odd, false>(n, faces, a, collision, !Odd || fl == fluid, obs,
+                                  body ? 2 : (!Odd || fl == fluid ? 1 : 0));
   } else {
     stream_collide<L, Odd, false>(n, faces, a, collision, !Odd || all_fluid || a.flags[n] == fluid);
   }
 }
 
-template <class L, bool Odd, class T, class R, class C>
+template <class L, bool Odd, class T, class R, class C, class Obs = NoObserver>
 void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
-                               const field::SubBox b, bool pairs, bool all_fluid) {
+                               const field::SubBox b, bool pairs, bool all_fluid, const Obs& obs = {}) {
   using backend::BoxLaunch;
+  if constexpr (Obs::active) pairs = false;  // observers see one cell at a time
   if constexpr (std::is_same_v<T, backend::Half>) {
     if constexpr (!Odd) {
       if (pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
@@ -151,7 +164,7 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
   const auto f = [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
     x += b.ox, y += b.oy, z += b.oz;
     const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
-    bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision, all_fluid);
+    bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision, all_fluid, obs);
   };
   if constexpr (sizeof(T) >= 4)
     backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
@@ -161,26 +174,28 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
     backend::parallel_for_box<BoxLaunch::grid_stride>(label, b.nx, b.ny, b.nz, f);
 }
 
-template <class L, bool Odd, class T, class R, class C>
-void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision, const CellSet& cells) {
+template <class L, bool Odd, class T, class R, class C, class Obs = NoObserver>
+void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision, const CellSet& cells,
+                           const Obs& obs = {}) {
   const char* label = Odd ? "lbm::stream_collide_odd" : "lbm::stream_collide_even";
   if (cells.list) {
     const index_t* idx = cells.list;
     backend::parallel_for(label, cells.list_size, [=] EDDY_DEVICE(index_t t) {
       const index_t n = idx[t];
-      bulk_cell<L, Odd>(n, Odd ? wrapped_faces(a.grid, a.wrap_axes, n) : 0u, a, collision, false);
+      bulk_cell<L, Odd>(n, Odd ? wrapped_faces(a.grid, a.wrap_axes, n) : 0u, a, collision, false, obs);
     });
   } else {
-    launch_box_stream_collide<L, Odd>(label, a, collision, cells.box, cells.pairs, cells.all_fluid);
+    launch_box_stream_collide<L, Odd>(label, a, collision, cells.box, cells.pairs, cells.all_fluid, obs);
   }
   if (Odd && cells.near_solid_size > 0) {
     const index_t* sp = cells.near_solid;
     constexpr index_t index_mask = (index_t(1) << near_solid_shift) - 1;
-    backend::parallel_for(
-        "lbm::stream_collide_odd_near_solid", cells.near_solid_size, [=] EDDY_DEVICE(index_t t) {
-          const index_t e = sp[t];
-          stream_collide<L, true, true>(e & index_mask, unsigned(e >> near_solid_shift), a, collision);
-        });
+    backend::parallel_for("lbm::stream_collide_odd_near_solid", cells.near_solid_size,
+                          [=] EDDY_DEVICE(index_t t) {
+                            const index_t e = sp[t];
+                            stream_collide<L, true, true>(e & index_mask, unsigned(e >> near_solid_shift), a,
+                                                          collision, true, obs, 1);
+                          });
   }
 }
 
@@ -301,6 +316,53 @@ void launch_add_moments(const StreamCollideArgs<T, R>& a, bool next_odd, index_t
     cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
     const double u[3] = {double(v[0]), double(v[1]), double(v[2])};
     m.add_flow(t, (1.0 + double(drho)) - 1.0, u);
+  });
+}
+
+/// One sample of padded cell n, populations f (as cell_populations() gives them), added to profile sums
+/// (field/profile.hpp): rho - 1 and the velocity as launch_add_moments() adds them.
+template <class L, class T, class R>
+EDDY_HD EDDY_INLINE void add_profile_cell(const field::ProfileView& v, index_t n, const R (&f)[L::q],
+                                          const StreamCollideArgs<T, R>& a) {
+  R drho, u[3];
+  moments<L>(f, drho, u, a.force);
+  const PaddedGrid& g = a.grid;
+  // Padded coordinates in 32 bits (a block's padded cells number under 2^31: parallel_for_box).
+  const auto m = static_cast<std::uint32_t>(n), sy = static_cast<std::uint32_t>(g.stride_y),
+             sz = static_cast<std::uint32_t>(g.stride_z);
+  const index_t x = index_t(m % sy) - g.g, y = index_t((m % sz) / sy) - g.g, z = index_t(m / sz) - g.gz;
+  const double du[3] = {double(u[0]), double(u[1]), double(u[2])};
+  field::add_profile_sample(v, x, y, z, (1.0 + double(drho)) - 1.0, du);
+}
+
+/// The observer of a step that takes a profile sample (stream_collide's `obs`): each cell's populations as
+/// the update loads them, in the frame of the stored numbers, scaled back by the power of two
+/// population_unit<T>() into the populations cell_populations() gives (bit for bit: a power of two
+/// commutes with rounding), so the sums are launch_add_profile()'s; a body cell as a fluid at rest, as
+/// there.
+struct ProfileObserver {
+  static constexpr bool active = true;
+  field::ProfileView v;
+
+  template <class L, class T, class R>
+  EDDY_HD EDDY_INLINE void add(index_t n, const R* raw, const StreamCollideArgs<T, R>& a) const {
+    constexpr R inv = R(1.0f / population_unit<T>());
+    R f[L::q];
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = raw ? raw[i] * inv : R(0);
+    add_profile_cell<L>(v, n, f, a);
+  }
+};
+
+/// One sample of every interior cell added to profile sums, by a kernel of its own (the sample a step
+/// takes with ProfileObserver, when no step follows before the sums are read).
+template <class L, class T, class R>
+void launch_add_profile(const StreamCollideArgs<T, R>& a, bool next_odd, const field::ProfileView& v) {
+  const PaddedGrid g = a.grid;
+  backend::parallel_for("lbm::add_profile", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
+    const index_t n = g.interior_to_padded(t);
+    R f[L::q];
+    cell_populations<L>(n, a, next_odd, f);
+    add_profile_cell<L>(v, n, f, a);
   });
 }
 

@@ -199,16 +199,28 @@ EDDY_HD EDDY_INLINE void collide_cell(R (&f)[L::q], const StreamCollideArgs<T, R
   collide.template operator()<L>(f, drho, u, R(unit));
 }
 
+/// The update alone, no observer (stream_collide's `obs`).
+struct NoObserver {
+  static constexpr bool active = false;
+};
+
 /// One cell's update with the kind of step and whether the cell is near a solid fixed at compile time, in the
 /// frame of the stored numbers (collide_k.hpp; `collide`'s force must be given in it: scaled by
 /// population_unit<T>()). `write` false: the loads and the collision run and nothing is stored (a bulk
 /// kernel's cell that another kernel updates, known only once its flag is read: solver_impl.hpp, bulk_cell).
-template <class L, bool Odd, bool NearSolid, class T, class R, class Collision>
+/// `obs`: what the update does besides with the populations it loads (chosen at compile time, so that
+/// the plain update, NoObserver, is the same code as without): `seen` 1 hands them to obs.add, 2 hands
+/// a body cell over (its populations are not those of a fluid at rest), 0 neither (solver_launches.hpp:
+/// ProfileObserver).
+template <class L, bool Odd, bool NearSolid, class T, class R, class Collision, class Obs = NoObserver>
 EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
-                                        const Collision& collide, bool write = true) {
+                                        const Collision& collide, bool write = true, const Obs& obs = {},
+                                        [[maybe_unused]] int seen = 0) {
   const Links l(n, Odd ? faces : 0u, a.grid);
   R f[L::q];
   load<L, Odd, NearSolid, true>(l, a, f);
+  if constexpr (Obs::active)
+    if (seen) obs.template add<L>(n, seen == 1 ? f : nullptr, a);
   collide_cell<L, T>(f, a, collide);
   if (write) store<L, Odd, NearSolid, true>(l, a, f);
 }

@@ -84,26 +84,34 @@ std::vector<double> Comm::sum_exact(const std::vector<std::vector<double>>& term
   }
   // Each entry's 128-bit sum as three limbs that add without carries over up to 2^30 ranks: bits 0-31,
   // bits 32-63 (both unsigned) and the rest (signed, |x| < 2^37).
-  std::vector<long> limbs(3 * entries, 0);
+  std::vector<long long> limbs(3 * entries, 0);
   for (std::size_t e = 0; e < entries; ++e) {
     Int128 s = 0;
     for (double t : terms[e]) s += static_cast<Int128>(std::nearbyint(std::ldexp(t, shift[e])));
     const auto u = static_cast<UInt128>(s);
-    limbs[3 * e] = static_cast<long>(u & 0xffffffffu);
-    limbs[3 * e + 1] = static_cast<long>((u >> 32) & 0xffffffffu);
-    limbs[3 * e + 2] = static_cast<long>(s >> 64);
+    limbs[3 * e] = static_cast<long long>(u & 0xffffffffu);
+    limbs[3 * e + 1] = static_cast<long long>((u >> 32) & 0xffffffffu);
+    limbs[3 * e + 2] = static_cast<long long>(s >> 64);
   }
+  std::vector<double> out = sum_limbs(limbs, shift);
+  for (std::size_t e = 0; e < entries; ++e)
+    if (!std::isfinite(largest[e])) out[e] = largest[e];
+  return out;
+}
+
+std::vector<double> Comm::sum_limbs(std::vector<long long>& limbs, const std::vector<int>& shift) const {
   constexpr std::size_t chunk = std::size_t(1) << 30;
   for (std::size_t at = 0; at < limbs.size(); at += chunk) {
     const int n = static_cast<int>(std::min(chunk, limbs.size() - at));
-    MPI_Allreduce(MPI_IN_PLACE, limbs.data() + at, n, MPI_LONG, MPI_SUM, comm_);
+    MPI_Allreduce(MPI_IN_PLACE, limbs.data() + at, n, MPI_LONG_LONG, MPI_SUM, comm_);
   }
+  const std::size_t entries = limbs.size() / 3;
   std::vector<double> out(entries, 0.0);
   for (std::size_t e = 0; e < entries; ++e) {
     const Int128 s = static_cast<Int128>(limbs[3 * e + 2]) * (static_cast<Int128>(1) << 64) +
                      static_cast<Int128>(limbs[3 * e + 1]) * (static_cast<Int128>(1) << 32) +
                      static_cast<Int128>(limbs[3 * e]);
-    out[e] = std::isfinite(largest[e]) ? std::ldexp(static_cast<double>(s), -shift[e]) : largest[e];
+    out[e] = std::ldexp(static_cast<double>(s), -shift[shift.size() == 1 ? 0 : e]);
   }
   return out;
 }

@@ -52,6 +52,11 @@ class Comm {
   /// a term below 2^-60 of its entry's largest is lost, nothing else. Statistics profiles reduce with it
   /// (a rank's terms are its cells of one profile point). Collective.
   std::vector<double> sum_exact(const std::vector<std::vector<double>>& terms, double max_terms) const;
+  /// Exact sums over the ranks of 128-bit integers, three limbs an entry (bits 0-31 and bits 32-63, each
+  /// in [0, 2^32), and the rest, signed: field::fixed_limbs, field::ProfileSums), reduced in place (so
+  /// every rank has the totals' limbs, not normalized), and each total x 2^-shift[e] (one shift for all
+  /// when `shift` has one entry) rounded once to double. Up to 2^30 ranks.
+  std::vector<double> sum_limbs(std::vector<long long>& limbs, const std::vector<int>& shift) const;
   /// Broadcast a string from rank 0 to all.
   std::string broadcast(const std::string& s) const;
   /// Every rank's `s`, in rank order (the strings may differ in length).

@@ -571,8 +571,8 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
   // pressure) + 5 of geometry + validation.tolerance + output.writer + output.fields.{variables,precision}
   // + output.probes.{every, points, fields} + output.spectra.every + output.statistics.{every, start,
-  // fields, average_over, allow_nonperiodic, write_every} + output.slices
-  EXPECT_EQ(count, 116u);
+  // fields, average_over, allow_nonperiodic, per_cell, write_every} + output.slices
+  EXPECT_EQ(count, 117u);
 }
 
 TEST(Config, FieldVariablesAndPrecision) {
