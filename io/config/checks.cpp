@@ -210,10 +210,41 @@ void check_forcing(const RunSpec& s, const Where& w) {
 
 // ---------------------------------------------------------------- output: fields, probes and spectra
 
-/// The fields solver s.solver writes, which the field files and the probes may name.
+/// The fields each solver writes, and in which dimensions (a bit per dimension: D2, D3): the field files,
+/// the probes and the slices may name a field where its entry has the run's solver and dimension. A field
+/// a solver gains is one entry changed here (and the solver's Model writing it).
+constexpr unsigned D2 = 1u, D3 = 2u;
+struct SolverField {
+  const char* name;
+  unsigned lbm, spectral;
+};
+constexpr SolverField solver_field_table[] = {
+    {"velocity", D2 | D3, D2 | D3}, {"density", D2 | D3, 0}, {"pressure", D2 | D3, 0},
+    {"vorticity", 0, D2 | D3},      {"q_criterion", 0, D3},
+};
+
+/// The dimensions of solver s.solver that write field f (0: none).
+unsigned field_dimensions(const RunSpec& s, const SolverField& f) {
+  return s.solver == "lbm" ? f.lbm : f.spectral;
+}
+unsigned run_dimension(const RunSpec& s) { return s.domain.cells.size() == 2 ? D2 : D3; }
+
+/// The fields solver s.solver writes in this run's dimension, which the field files, probes and slices may
+/// name.
 std::vector<std::string> solver_fields(const RunSpec& s) {
-  return s.solver == "lbm" ? std::vector<std::string>{"velocity", "density", "pressure"}
-                           : std::vector<std::string>{"velocity", "vorticity"};
+  std::vector<std::string> out;
+  for (const SolverField& f : solver_field_table)
+    if (field_dimensions(s, f) & run_dimension(s)) out.emplace_back(f.name);
+  return out;
+}
+
+/// Why solver s.solver does not write `name` in this run: " in 2D (3D only)" where it writes it in the
+/// other dimension, else "".
+std::string other_dimension(const RunSpec& s, const std::string& name) {
+  for (const SolverField& f : solver_field_table)
+    if (name == f.name && field_dimensions(s, f) != 0)
+      return field_dimensions(s, f) == D3 ? " in 2D (3D only)" : " in 3D (2D only)";
+  return "";
 }
 
 /// Every entry of the list `key` is a field of the solver, and none is listed twice.
@@ -223,8 +254,8 @@ void check_field_names(const RunSpec& s, const std::string& key, const std::vect
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string at = key + "[" + std::to_string(i) + "]";
     if (std::find(available.begin(), available.end(), names[i]) == available.end())
-      w.fail(at, "'" + names[i] + "' is not a field of solver " + s.solver + "; use " +
-                     join(available, ", ") + otherwise);
+      w.fail(at, "'" + names[i] + "' is not a field of solver " + s.solver + other_dimension(s, names[i]) +
+                     "; use " + join(available, ", ") + otherwise);
     if (std::find(names.begin(), names.begin() + long(i), names[i]) != names.begin() + long(i))
       w.fail(at, "'" + names[i] + "' is listed twice");
   }

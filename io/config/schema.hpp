@@ -177,7 +177,7 @@ template <class V>
 void visit(FieldOutputSpec& s, V& v) {
   v.field("every", s.every);
   v.field("at_end", s.at_end);
-  v.field("variables", s.variables, one_of({"velocity", "vorticity", "pressure", "density"}));
+  v.field("variables", s.variables, one_of({"velocity", "vorticity", "pressure", "density", "q_criterion"}));
   v.field("precision", s.precision, one_of({"fp64", "fp32"}));
 }
 
@@ -196,7 +196,7 @@ template <class V>
 void visit(ProbesSpec& s, V& v) {
   v.field("every", s.every);
   v.field("points", s.points);
-  v.field("fields", s.fields, one_of({"velocity", "pressure", "density", "vorticity"}));
+  v.field("fields", s.fields, one_of({"velocity", "pressure", "density", "vorticity", "q_criterion"}));
 }
 
 template <class V>
@@ -210,7 +210,7 @@ void visit(SliceSpec& s, V& v) {
   v.field("axis", s.axis, one_of({"x", "y", "z"}));
   v.field("position", s.position);
   v.field("every", s.every);
-  v.field("fields", s.fields, one_of({"velocity", "pressure", "density", "vorticity"}));
+  v.field("fields", s.fields, one_of({"velocity", "pressure", "density", "vorticity", "q_criterion"}));
 }
 
 template <class V>

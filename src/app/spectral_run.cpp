@@ -301,15 +301,24 @@ class SpectralModel final : public Model {
 
   void step() override { solver_.step(dt_); }
   const FieldGrid& grid() const override { return grid_; }
-  /// Velocity and vorticity in physical space.
+  /// Velocity and vorticity in physical space, and the Q-criterion (3D) where output.fields.variables
+  /// names it: its 9 transforms run only then.
   std::vector<FieldData> fields() override {
     solver_.velocity(vel_);
     solver_.vorticity(vort_);
-    return {{"velocity", vel_.data(), s_.dims, "m/s"},
-            {"vorticity", vort_.data(), s_.dims == 3 ? 3 : 0, "1/s"}};
+    std::vector<FieldData> f{{"velocity", vel_.data(), s_.dims, "m/s"},
+                             {"vorticity", vort_.data(), s_.dims == 3 ? 3 : 0, "1/s"}};
+    const std::vector<std::string>& wanted = spec_.output.fields.variables;
+    if (std::find(wanted.begin(), wanted.end(), "q_criterion") != wanted.end()) {
+      solver_.q_criterion(q_);
+      f.push_back({"q_criterion", q_.data(), 0, "1/s^2"});
+    }
+    return f;
   }
   std::vector<ProbeField> probe_fields() const override {
-    return {{"velocity", s_.dims, "m/s"}, {"vorticity", s_.dims == 3 ? 3 : 1, "1/s"}};
+    std::vector<ProbeField> f{{"velocity", s_.dims, "m/s"}, {"vorticity", s_.dims == 3 ? 3 : 1, "1/s"}};
+    if (s_.dims == 3) f.push_back({"q_criterion", 1, "1/s^2"});
+    return f;
   }
   /// The transforms of the whole field, then just those points to the host.
   std::vector<std::vector<double>> values_at(const std::vector<std::string>& names,
@@ -320,6 +329,8 @@ class SpectralModel final : public Model {
         solver_.velocity_at(cells, out[f]);
       else if (names[f] == "vorticity")
         solver_.vorticity_at(cells, out[f]);
+      else if (names[f] == "q_criterion" && s_.dims == 3)
+        solver_.q_criterion_at(cells, out[f]);
       else
         throw Error("spectral: no field '" + names[f] + "'");
     }
@@ -443,7 +454,7 @@ class SpectralModel final : public Model {
   FieldGrid grid_;
   double k_max_ = 0.0;
   spectral::Stats stats_;
-  std::vector<double> vel_, vort_;
+  std::vector<double> vel_, vort_, q_;
 };
 
 }  // namespace

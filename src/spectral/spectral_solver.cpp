@@ -260,11 +260,31 @@ void launch_spectrum(const Grid& g, const Complex<T>* s, index_t cs, double dk, 
   });
 }
 
+/// Entries of the velocity gradient A_ij = du_i/dx_j (3D): for t < n, field t of `out` is i k_j u_i for the
+/// pair (i[t], j[t]) (zero outside the mask, where u is).
+struct GradientEntries {
+  int n = 0;
+  int i[5] = {0, 0, 0, 0, 0}, j[5] = {0, 0, 0, 0, 0};
+};
+
 template <class T>
-void launch_longitudinal_gradients_3d(const Grid& g, const Complex<T>* u, Complex<T>* out, index_t cs) {
-  backend::parallel_for("spectral::longitudinal_gradients_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
+void launch_gradients_3d(const Grid& g, const Complex<T>* u, const GradientEntries& e, Complex<T>* out,
+                         index_t cs) {
+  backend::parallel_for("spectral::gradients_3d", g.modes(), [=] EDDY_DEVICE(index_t m) {
     const Mode<T> md = Mode<T>::at(g, m);
-    for (int d = 0; d < 3; ++d) out[m + d * cs] = times_i(md.k[d] * u[m + d * cs]);
+    for (int t = 0; t < e.n; ++t) out[m + t * cs] = times_i(md.k[e.j[t]] * u[m + e.i[t] * cs]);
+  });
+}
+
+/// The Q-criterion Q = (|Omega|^2 - |S|^2) / 2 = -A_ij A_ji / 2 (S, Omega the symmetric and antisymmetric
+/// parts of A) in two passes over the physical gradient entries in p (fields rs apart), the sum kept in
+/// field 4: first (`first`) fields A11 A22 A33 A12 A21 -> -(A11^2 + A22^2 + A33^2) / 2 - A12 A21 (A21, field
+/// 4, read before it is overwritten), then fields A13 A31 A23 A32: minus A13 A31 + A23 A32.
+template <class T>
+void launch_q_criterion(const Grid& g, T* p, index_t rs, bool first) {
+  backend::parallel_for("spectral::q_criterion", g.points(), [=] EDDY_DEVICE(index_t i) {
+    const T a = p[i], b = p[i + rs], c = p[i + 2 * rs], d = p[i + 3 * rs], e = p[i + 4 * rs];
+    p[i + 4 * rs] = first ? -T(0.5) * (a * a + b * b + c * c) - d * e : e - (a * b + c * d);
   });
 }
 
@@ -442,6 +462,12 @@ class SolverImpl final : public Solver {
     join(physical_vorticity(), p_.data(), w, &points);
   }
 
+  void q_criterion(std::vector<double>& q) override { join(1, physical_q_criterion(), q); }
+
+  void q_criterion_at(const std::vector<index_t>& points, std::vector<double>& q) override {
+    join(1, physical_q_criterion(), q, &points);
+  }
+
   void add_moments(const field::MomentView& sums) override {
     if (sums.layout.velocity || sums.layout.stress) {
       physical_velocity();
@@ -497,7 +523,7 @@ class SolverImpl final : public Solver {
     ready_ = false;
     GradientMoments gm;
     if (grid_.dims != 3) return gm;
-    launch_longitudinal_gradients_3d(grid_, u_.data(), w_.data(), cs_);  // i k u: zero where u is
+    launch_gradients_3d(grid_, u_.data(), GradientEntries{3, {0, 1, 2}, {0, 1, 2}}, w_.data(), cs_);
     fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
     const MomentSums ms = reduce_moments(grid_, p_.data(), rs_);
     double v[6];
@@ -663,6 +689,21 @@ class SolverImpl final : public Solver {
     launch_vorticity_3d(grid_, u_.data(), w_.data(), cs_);
     fft_.backward(w_.data(), p_.data(), 3, Modes::kept);
     return 3;
+  }
+
+  /// The physical Q-criterion of the state (3D) into p_'s field 4 (returned): the 9 entries of the
+  /// velocity gradient, 5 and then 4 backward transforms (w_ and p_ hold 5 fields), summed pointwise.
+  const T* physical_q_criterion() {
+    if (grid_.dims != 3) throw Error("spectral: the Q-criterion is a 3D field");
+    ready_ = false;
+    launch_gradients_3d(grid_, u_.data(), GradientEntries{5, {0, 1, 2, 0, 1}, {0, 1, 2, 1, 0}}, w_.data(),
+                        cs_);
+    fft_.backward(w_.data(), p_.data(), 5, Modes::kept);
+    launch_q_criterion(grid_, p_.data(), rs_, true);
+    launch_gradients_3d(grid_, u_.data(), GradientEntries{4, {0, 2, 1, 2}, {2, 0, 2, 1}}, w_.data(), cs_);
+    fft_.backward(w_.data(), p_.data(), 4, Modes::kept);  // fields 0-3: field 4 keeps the first sum
+    launch_q_criterion(grid_, p_.data(), rs_, false);
+    return p_.data() + 4 * rs_;
   }
 
   /// The `comps` fields of `p` on the host, components adjacent: every point of this rank's slab, or the

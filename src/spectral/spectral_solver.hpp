@@ -118,6 +118,12 @@ class Solver {
   /// only those points come to the host (probes). Collective, as the transforms are.
   virtual void velocity_at(const std::vector<index_t>& points, std::vector<double>& u) = 0;
   virtual void vorticity_at(const std::vector<index_t>& points, std::vector<double>& w) = 0;
+  /// The Q-criterion Q = (|Omega|^2 - |S|^2) / 2 = -A_ij A_ji / 2 of the velocity gradient A_ij = du_i/dx_j
+  /// (i k_j u_i, 9 backward transforms), S and Omega its symmetric and antisymmetric parts, on this rank's
+  /// slab, one value per point [1/s^2]; 3D only (Error in 2D). `_at`: at `points` alone, bitwise the same.
+  /// Collective, as the transforms are.
+  virtual void q_criterion(std::vector<double>& q) = 0;
+  virtual void q_criterion_at(const std::vector<index_t>& points, std::vector<double>& q) = 0;
   /// Add this rank's slab to running sums (field/moments.hpp: velocity, stress, vorticity; physical
   /// units), on the device: the values velocity() and vorticity() give, bitwise. Collective, as the
   /// transforms are.

@@ -15,27 +15,7 @@
 #      the same rank count bitwise, on 2 ranks within the spectral agreement (1e-12 relative);
 #   6. spectral 3D: probes at a grid point equal the field file; pencils on 4 ranks within 1e-12.
 . "$(dirname "$0")/cav_lib.sh" "$1" "$2"  # the work directory, ok/bad/finish, cav.yaml (dt = 3.125e-3 s)
-py=/usr/bin/python3
-# same_series A B FILE [TOL]: every dataset of A/FILE and B/FILE (and the points) the same: bitwise, or
-# within TOL relative to the largest magnitude of the dataset.
-same_series() {
-  "$py" - "$1/$3" "$2/$3" "${4:-0}" <<'PY' && ok || bad "$1/$3 and $2/$3 differ"
-import sys, h5py, numpy as np
-a, b, tol = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r"), float(sys.argv[3])
-assert sorted(a.keys()) == sorted(b.keys()), (sorted(a.keys()), sorted(b.keys()))
-assert a["step"].shape[0] > 1, "no rows"
-for n in a.keys():
-    x, y = a[n][()], b[n][()]
-    assert x.shape == y.shape and x.dtype == y.dtype, (n, x.shape, y.shape)
-    if tol == 0 or n == "step":
-        assert x.tobytes() == y.tobytes(), (n, np.argwhere(x != y)[:3])
-    else:
-        scale = max(np.abs(x).max(), 1e-300)
-        assert np.abs(x - y).max() <= tol * scale, (n, np.abs(x - y).max() / scale)
-if "points" in a.attrs:
-    assert a.attrs["points"].tobytes() == b.attrs["points"].tobytes()
-PY
-}
+. "$(dirname "$0")/series_lib.sh"  # same_series, kill_mid_run
 
 # 1. cell centres against the field files: cell (5, 7), a point between centres, the corner (0, 1) and
 #    the centre of cell (31, 0)
@@ -106,22 +86,7 @@ kill=(--set run.steps=6000 --set output.probes.every=3 --set "output.probes.poin
       --set output.fields.at_end=false --set output.diagnostics.every=500 --set output.checkpoint.every=250
       --set output.checkpoint.keep=2 --quiet)
 "$eddy" run cav.yaml --out kill_straight "${kill[@]}" || bad "the straight run of the kill test failed"
-killed=0
-for round in 1 2; do
-  seen=$(cat killed/checkpoints/latest 2>/dev/null)
-  if [ -n "$seen" ]; then "$eddy" run cav.yaml --out killed "${kill[@]}" --restart auto & else
-    "$eddy" run cav.yaml --out killed "${kill[@]}" &
-  fi
-  pid=$!
-  for _ in $(seq 600); do  # until a newer checkpoint is named, at most 30 s
-    now=$(cat killed/checkpoints/latest 2>/dev/null)
-    [ -n "$now" ] && [ "$now" != "$seen" ] && break
-    sleep 0.05
-  done
-  sleep 0.0$((RANDOM % 9 + 1))
-  kill -9 $pid 2>/dev/null && killed=$((killed + 1))
-  wait $pid 2>/dev/null
-done
+kill_mid_run 2 killed cav.yaml "${kill[@]}"
 last=$("$py" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r")["step"][-1])' killed/probes.h5)
 [ $killed = 2 ] && [ "$last" -lt 6000 ] && ok || bad "the kill test did not kill mid-run ($killed kills, last row $last)"
 "$eddy" run cav.yaml --out killed "${kill[@]}" --restart auto || bad "the final restart after the kills failed"

@@ -502,7 +502,7 @@ TEST(SpectralMpi, PrunedFftEqualsTheFullSerialOneWithEveryTransport) {
 
 /// A short decaying-turbulence run: velocity and diagnostics after `steps` steps.
 struct Outcome {
-  std::vector<double> velocity, vorticity;
+  std::vector<double> velocity, vorticity, q;  ///< q: the Q-criterion (3D)
   spectral::Stats stats;
   spectral::Spectrum spectrum;
 };
@@ -513,6 +513,7 @@ Outcome run_case(const spectral::Setup& s, field::TransposeExchange& ex, int ste
   Outcome o;
   solver->velocity(o.velocity);
   solver->vorticity(o.vorticity);
+  if (s.dims == 3) solver->q_criterion(o.q);
   o.stats = solver->stats();
   o.spectrum = solver->spectrum();
   return o;
@@ -538,15 +539,19 @@ void check_agreement(int dims, const std::string& stepper, const std::string& de
   const spectral::Grid g = spectral::Grid::make(dims, s.cells, s.length, ex);
   const double du = relative_difference(d.velocity, slab_of(one.velocity, g, dims));
   const double dw = relative_difference(d.vorticity, slab_of(one.vorticity, g, dims == 3 ? 3 : 1));
+  // The Q-criterion: products of derivatives computed pointwise after the transforms, so it agrees as
+  // the fields it is made of do (relative, over the whole field).
+  const double dq = dims == 3 ? relative_difference(d.q, slab_of(one.q, g, 1)) : 0.0;
   const double de = std::fabs(d.stats.kinetic_energy / one.stats.kinetic_energy - 1);
   const double dz = std::fabs(d.stats.enstrophy / one.stats.enstrophy - 1);
   if (comm.root())
     std::printf(
-        "%dD %s %s on %d rank(s) (%d x %d) vs 1: velocity %.2e, vorticity %.2e, energy %.2e, enstrophy "
-        "%.2e (relative)\n",
-        dims, stepper.c_str(), dealiasing.c_str(), comm.size(), p1, comm.size() / p1, du, dw, de, dz);
+        "%dD %s %s on %d rank(s) (%d x %d) vs 1: velocity %.2e, vorticity %.2e, Q %.2e, energy %.2e, "
+        "enstrophy %.2e (relative)\n",
+        dims, stepper.c_str(), dealiasing.c_str(), comm.size(), p1, comm.size() / p1, du, dw, dq, de, dz);
   EXPECT_LT(du, 1e-12);
   EXPECT_LT(dw, 1e-12);
+  EXPECT_LT(dq, 1e-12);
   EXPECT_LT(de, 1e-12);
   EXPECT_LT(dz, 1e-12);
   EXPECT_LT(relative_difference(d.spectrum.energy, one.spectrum.energy), 1e-12);  // summed over the ranks

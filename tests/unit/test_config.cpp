@@ -601,6 +601,36 @@ TEST(Config, FieldVariablesAndPrecision) {
                {"output.fields.precision: 'fp16' is not one of fp64, fp32"});
 }
 
+/// q_criterion: a field of the 3D spectral solver alone (the table of checks.cpp); refused, naming the
+/// key, what is valid and why, in a 2D spectral run and by the LBM; the same table serves the probes and
+/// the slices.
+TEST(Config, QCriterionIsASpectral3dField) {
+  const std::vector<std::string> spectral3d{"solver=spectral", "domain.cells=[8, 8, 8]",
+                                            "domain.length=[1.0, 1.0, 1.0]"};
+  std::vector<std::string> sets = spectral3d;
+  sets.push_back("output.fields.variables=[velocity, q_criterion]");
+  EXPECT_EQ(error_of(kMinimal, sets), "(loaded)");
+  sets = spectral3d;
+  for (const char* more :
+       {"output.probes.every=2", "output.probes.points=[[0.5, 0.5, 0.5]]",
+        "output.probes.fields=[q_criterion]",
+        "output.slices=[{axis: z, position: 0.5, every: 2, fields: [q_criterion, vorticity]}]"})
+    sets.emplace_back(more);
+  EXPECT_EQ(error_of(kMinimal, sets), "(loaded)");
+  expect_error(kMinimal,
+               {"output.fields.variables[0]: 'q_criterion' is not a field of solver spectral in 2D (3D only)",
+                "use velocity, vorticity"},
+               {"solver=spectral", "output.fields.variables=[q_criterion]"});
+  expect_error(kMinimal, {"output.probes.fields[0]", "'q_criterion' is not a field of solver spectral in 2D"},
+               {"solver=spectral", "output.probes.every=2", "output.probes.points=[[0.5, 0.5]]",
+                "output.probes.fields=[q_criterion]"});
+  expect_error(kMinimal,
+               {"output.fields.variables[1]: 'q_criterion' is not a field of solver lbm;",
+                "use velocity, density, pressure"},
+               {"domain.cells=[8, 8, 8]", "domain.length=[1.0, 1.0, 1.0]",
+                "output.fields.variables=[velocity, q_criterion]"});
+}
+
 TEST(Config, ProbesAndSpectra) {
   // Off by default; points and fields as nested lists, kept exactly through the resolved YAML.
   const RunSpec off = load_text(kMinimal, "x.yaml");
