@@ -9,10 +9,14 @@
 
 namespace eddy::backend {
 
-/// Add v[0], v[1], v[2] to p[0], p[1], p[2] atomically (integers: the sums do not depend on the order of
-/// the additions; the GPU backends' version groups a warp's additions).
-inline void atomic_add_grouped(long long* p, const long long (&v)[3]) {
-  for (int k = 0; k < 3; ++k) __atomic_fetch_add(p + k, v[k], __ATOMIC_RELAXED);
+/// Add v[k] to p[target(k)] atomically for each k in [0, N) with target(k) >= 0 (integers: the sums do
+/// not depend on the order of the additions; the CUDA backend's version sums a warp's values first).
+template <int N, class Target>
+inline void atomic_add_grouped(long long* p, const int (&v)[N], const Target& target) {
+  for (int k = 0; k < N; ++k) {
+    const int t = target(k);
+    if (t >= 0 && v[k] != 0) __atomic_fetch_add(p + t, static_cast<long long>(v[k]), __ATOMIC_RELAXED);
+  }
 }
 
 /// Run f(i) for i in [0, n).

@@ -110,31 +110,56 @@ __global__ void __launch_bounds__(block_size) reduce_kernel(index_t n, T identit
 
 }  // namespace detail
 
-/// Add v[0], v[1], v[2] to p[0], p[1], p[2] atomically, from device code (integers: the sums do not depend
-/// on the order of the additions). On CUDA, a warp whose 32 threads are all here and all add to the same
-/// p adds the warp's sums once (three atomics instead of 96: the profile sums of a row of cells, one
-/// target for a whole warp, field/profile_k.hpp); on HIP each thread adds its own. Three atomics per 32
-/// cells and value is what bounds a step that takes a profile sample (field/profile.hpp).
-EDDY_HD EDDY_INLINE void atomic_add_grouped(long long* p, const long long (&v)[3]) {
+/// Add v[k] to p[target(k)] atomically for each k in [0, N) with target(k) >= 0, from device code
+/// (integers: the sums do not depend on the order of the additions). On CUDA, a warp whose 32 threads
+/// are all here and all add to the same p sums its values first, by a transposed butterfly: at each of
+/// five steps a thread keeps half of the elements it holds and swaps the other half with its partner
+/// (16 + 8 + 4 + 2 + 1 = 31 shuffles for up to 32 elements), after which thread k holds the warp's sum
+/// of element k and adds it, N atomics a warp issued at once, where a reduction per element takes 5 N
+/// shuffles and lane 0 N atomics in turn. The warp sums must fit in int (fixed_chunks: they do). Else,
+/// and on HIP, each thread adds its own (the non-zero ones).
+template <int N, class Target>
+EDDY_HD EDDY_INLINE void atomic_add_grouped(long long* p, const int (&v)[N], const Target& target) {
 #if EDDY_DEVICE_PASS
   using ull = unsigned long long;
 #if defined(EDDY_BACKEND_CUDA)
-  const unsigned mask = __activemask();
-  if (mask == 0xffffffffu) {
-    const auto first = reinterpret_cast<long long*>(__shfl_sync(mask, reinterpret_cast<ull>(p), 0));
-    if (__all_sync(mask, first == p)) {
-      long long s[3] = {v[0], v[1], v[2]};
-      for (int k = 0; k < 3; ++k)
-        for (int o = 16; o > 0; o /= 2) s[k] += __shfl_xor_sync(mask, s[k], o);
-      if ((threadIdx.x & 31u) == 0)
-        for (int k = 0; k < 3; ++k) atomicAdd(reinterpret_cast<ull*>(p + k), static_cast<ull>(s[k]));
+  static_assert(N <= 32, "atomic_add_grouped: at most 32 elements");
+  constexpr unsigned full = 0xffffffffu;
+  if (__activemask() == full) {
+    const auto first = reinterpret_cast<long long*>(__shfl_sync(full, reinterpret_cast<ull>(p), 0));
+    if (__all_sync(full, first == p)) {
+      const unsigned lane = threadIdx.x & 31u;
+      int s[32];
+#pragma unroll
+      for (int k = 0; k < 32; ++k) s[k] = k < N ? v[k] : 0;
+#pragma unroll
+      for (int w = 16; w >= 1; w /= 2) {  // s[j] holds element j + (the lane's bits above w's) ...
+        const bool upper = (lane & unsigned(w)) != 0;
+#pragma unroll
+        for (int j = 0; j < w; ++j) {
+          const int send = upper ? s[j] : s[j + w], keep = upper ? s[j + w] : s[j];
+          s[j] = keep + __shfl_xor_sync(full, send, w);
+        }
+      }
+      if (int(lane) < N) {  // ... so that s[0] holds element `lane`, summed over the warp
+        const int t = target(int(lane));
+        if (t >= 0 && s[0] != 0)
+          atomicAdd(reinterpret_cast<ull*>(p + t), static_cast<ull>(static_cast<long long>(s[0])));
+      }
       return;
     }
   }
 #endif
-  for (int k = 0; k < 3; ++k) atomicAdd(reinterpret_cast<ull*>(p + k), static_cast<ull>(v[k]));
+  for (int k = 0; k < N; ++k) {
+    const int t = target(k);
+    if (t >= 0 && v[k] != 0)
+      atomicAdd(reinterpret_cast<ull*>(p + t), static_cast<ull>(static_cast<long long>(v[k])));
+  }
 #else
-  for (int k = 0; k < 3; ++k) __atomic_fetch_add(p + k, v[k], __ATOMIC_RELAXED);
+  for (int k = 0; k < N; ++k) {
+    const int t = target(k);
+    if (t >= 0 && v[k] != 0) __atomic_fetch_add(p + t, static_cast<long long>(v[k]), __ATOMIC_RELAXED);
+  }
 #endif
 }
 

@@ -22,16 +22,9 @@ void ProfileSums::fold() {
   long long* s = sample_.data();
   long long* t = total_.data();
   backend::parallel_for("field::profile_fold", entries(), [=] EDDY_DEVICE(index_t e) {
-    using ull = unsigned long long;
     long long* a = s + 3 * e;
     long long* b = t + 3 * e;
-    // The sample's low limbs are sums of values below 2^32 (non-negative, below 2^63), the totals'
-    // below 2^32: their sums fit unsigned 64 bits, and the carries move up.
-    const ull lo = ull(b[0]) + ull(a[0]);
-    const ull mid = ull(b[1]) + ull(a[1]) + (lo >> 32);
-    b[0] = static_cast<long long>(lo & 0xffffffffull);
-    b[1] = static_cast<long long>(mid & 0xffffffffull);
-    b[2] += a[2] + static_cast<long long>(mid >> 32);
+    fold_chunks(a, b);
     a[0] = a[1] = a[2] = 0;
   });
 }

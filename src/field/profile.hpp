@@ -22,29 +22,48 @@
 
 namespace eddy::field {
 
-/// v as 128-bit fixed point with 64 fractional bits, trunc(v 2^64) (toward zero), in three limbs that
-/// add without carries over up to 2^31 terms: bits 0-31 and 32-63 (unsigned) and the rest (signed,
-/// two's complement). |v| >= 2^62 and NaN count as 0 (a run reaching them fails its health check).
-EDDY_HD EDDY_INLINE void fixed_limbs(double v, long long (&l)[3]) {
-  l[0] = l[1] = l[2] = 0;
-  if (!(v > -4.6e18 && v < 4.6e18)) return;
+/// v as 128-bit fixed point with 64 fractional bits, X = trunc(v 2^64) (toward zero), in three chunks
+/// X = c[2] 2^42 + c[1] 2^21 + c[0] with c[0], c[1] in [0, 2^21) and c[2] in [-2^26, 2^26) (two's
+/// complement bits 0-20, 21-41, and the rest, signed), so that the chunks of 32 values add in 32 bits
+/// (a warp's sum, backend::atomic_add_grouped) and those of 2^31 values in 64. |v| >= 16 and NaN count as
+/// 0: no stable run reaches them (the density deviation and the velocity are far below 1 in lattice
+/// units), and a run that does fails its health check.
+EDDY_HD EDDY_INLINE void fixed_chunks(double v, int (&c)[3]) {
+  c[0] = c[1] = c[2] = 0;
+  if (!(v > -16.0 && v < 16.0)) return;
   // |v| = whole + frac with frac = |v| - floor(|v|), exact for a positive double (not so v - floor(v) for
-  // a tiny negative v, which rounds to 1), x 2^64 exact too, below 2^64.
+  // a tiny negative v, which rounds to 1), x 2^64 exact too, below 2^64: X = hi 2^64 + lo.
   const double a = fabs(v), whole = floor(a);
-  auto frac = static_cast<unsigned long long>((a - whole) * 18446744073709551616.0);
-  auto hi = static_cast<long long>(whole);
-  if (v < 0) {  // -(hi 2^64 + frac)
-    hi = frac == 0 ? -hi : -hi - 1;
-    frac = ~frac + 1;
+  auto lo = static_cast<unsigned long long>((a - whole) * 18446744073709551616.0);
+  auto hi = static_cast<int>(whole);
+  if (v < 0) {  // -(hi 2^64 + lo)
+    hi = lo == 0 ? -hi : -hi - 1;
+    lo = ~lo + 1;
   }
-  l[0] = static_cast<long long>(frac & 0xffffffffull);
-  l[1] = static_cast<long long>(frac >> 32);
-  l[2] = hi;
+  c[0] = static_cast<int>(lo & 0x1fffffull);
+  c[1] = static_cast<int>((lo >> 21) & 0x1fffffull);
+  c[2] = hi * (1 << 22) + static_cast<int>(lo >> 42);  // hi in [-16, 15]
 }
 
-/// A rank's profile sums as kernels add to them: entry e = bin x layout.count() + slot holds three limbs at
-/// sample[3 e ...], the samples added since the last fold; interior cell (x, y, z) of the rank's block
-/// adds to bin x stride[0] + y stride[1] + z stride[2].
+/// Add chunk sums s (s[0] in [0, 2^57), |s[1]|, |s[2]| < 2^57: sums of fixed_chunks over up to 2^31
+/// values) to normalized limbs t (t[0], t[1] in [0, 2^32), t[2] signed; value t[2] 2^64 + t[1] 2^32 +
+/// t[0]), which stay normalized: exact 128-bit integer arithmetic in 64-bit pieces. With s[1] = h1 2^11
+/// + l1 and s[2] = h2 2^22 + l2 (l1, l2 the low bits, non-negative), s[1] 2^21 = h1 2^32 + l1 2^21 and
+/// s[2] 2^42 = h2 2^64 + l2 2^10 2^32. (>> of a negative number is arithmetic, as on every compiler
+/// eddy builds with.)
+EDDY_HD EDDY_INLINE void fold_chunks(const long long* s, long long* t) {
+  using ull = unsigned long long;
+  const long long l1 = s[1] & 0x7ff, h1 = s[1] >> 11, l2 = s[2] & 0x3fffff, h2 = s[2] >> 22;
+  const ull lo = ull(t[0]) + ull(s[0]) + (ull(l1) << 21);                           // < 2^32 + 2^57 + 2^32
+  const long long mid = t[1] + h1 + (l2 << 10) + static_cast<long long>(lo >> 32);  // |.| < 2^47
+  t[0] = static_cast<long long>(lo & 0xffffffffull);
+  t[1] = mid & 0xffffffffll;
+  t[2] += h2 + (mid >> 32);
+}
+
+/// A rank's profile sums as kernels add to them: entry e = bin x layout.count() + slot holds at
+/// sample[3 e + k] the sum of the chunks k (fixed_chunks) of the samples added since the last fold;
+/// interior cell (x, y, z) of the rank's block adds to bin x stride[0] + y stride[1] + z stride[2].
 struct ProfileView {
   long long* sample = nullptr;
   index_t stride[3] = {0, 0, 0};
@@ -64,7 +83,8 @@ class ProfileSums {
   /// Entries: bins() x the layout's slots.
   index_t entries() const { return bins_ * view_.layout.count(); }
   /// Add the samples taken since the last fold to the totals and clear them (on the device). Due before
-  /// 2^31 cells' samples reach an entry; StatisticsOutput folds after every sample.
+  /// 2^31 cells' samples reach an entry (the chunk sums stay below 2^57); StatisticsOutput folds after
+  /// every sample.
   void fold();
   /// The totals, three limbs per entry normalized: [0, 2^32), [0, 2^32), signed (value = l2 2^64 + l1 2^32
   /// + l0, in units of 2^-64). Folds first.

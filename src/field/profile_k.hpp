@@ -5,19 +5,45 @@
 
 namespace eddy::field {
 
-/// Add one sample of interior cell (x, y, z): the density deviation and the velocity (layout.dims
-/// components), the values MomentView::add_flow takes.
+/// Values of one D-dimensional sample: the density deviation, the velocity, the products u_i u_j (i <= j).
+template <int D>
+constexpr int profile_values = 1 + D + D*(D + 1) / 2;
+
+/// Add one sample of interior cell (x, y, z): the density deviation and the velocity (D = layout.dims
+/// components), the values MomentView::add_flow takes. All of a sample's chunks go to the backend at
+/// once (every value, the layout's or not: the target of those it lacks is -1), so that a warp of cells
+/// of one bin adds them in one transposed reduction (backend::atomic_add_grouped).
+template <int D>
 EDDY_HD EDDY_INLINE void add_profile_sample(const ProfileView& v, index_t x, index_t y, index_t z,
                                             double drho, const double* u) {
-  const MomentLayout& m = v.layout;
+  constexpr int values = profile_values<D>;
+  const MomentLayout m = v.layout;
   long long* p = v.sample + 3 * (x * v.stride[0] + y * v.stride[1] + z * v.stride[2]) * m.count();
-  long long l[3];
-  if (m.density) fixed_limbs(drho, l), backend::atomic_add_grouped(p, l), p += 3;
-  if (m.velocity)
-    for (int i = 0; i < m.dims; ++i) fixed_limbs(u[i], l), backend::atomic_add_grouped(p, l), p += 3;
-  if (m.stress)
-    for (int i = 0; i < m.dims; ++i)
-      for (int j = i; j < m.dims; ++j) fixed_limbs(u[i] * u[j], l), backend::atomic_add_grouped(p, l), p += 3;
+  int c[3 * values];
+  int k = 0;
+  auto put = [&](double value) {
+    int chunks[3];
+    fixed_chunks(value, chunks);
+    for (int j = 0; j < 3; ++j) c[3 * k + j] = chunks[j];
+    ++k;
+  };
+  put(drho);
+  for (int i = 0; i < D; ++i) put(u[i]);
+  for (int i = 0; i < D; ++i)
+    for (int j = i; j < D; ++j) put(u[i] * u[j]);
+  // Element e = 3 i + chunk of value i to entry 3 slot + chunk, slot the layout's for value i.
+  const auto target = [m](int e) {
+    const int i = e / 3, chunk = e - 3 * i;
+    int slot = -1;
+    if (i == 0)
+      slot = m.density ? 0 : -1;
+    else if (i <= D)
+      slot = m.velocity ? m.velocity_slot() + i - 1 : -1;
+    else
+      slot = m.stress ? m.stress_slot() + i - 1 - D : -1;
+    return slot < 0 ? -1 : 3 * slot + chunk;
+  };
+  backend::atomic_add_grouped(p, c, target);
 }
 
 }  // namespace eddy::field

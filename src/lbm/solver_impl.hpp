@@ -287,7 +287,7 @@ class SolverImpl final : public Solver {
     const CollisionRates rates{1.0 / setup_.tau, setup_.trt_magic};
     with_collision<R, Les, Force>(setup_.collision, rates, extras, [&](const auto& c) {
       if (observe_ != nullptr) {
-        const ProfileObserver o{*observe_};
+        const ProfileObserver o{ProfileAdder(*observe_, grid_)};
         odd ? launch_stream_collide<L, true>(a, c, cells, o)
             : launch_stream_collide<L, false>(a, c, cells, o);
       } else {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "backend/fast_div.hpp"
 #include "backend/parallel.hpp"
 #include "backend/profile.hpp"
 #include "field/profile_k.hpp"
@@ -114,8 +115,9 @@ EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollid
                                    const C& collision, bool all_fluid, const Obs& obs = {}) {
   if constexpr (Odd && sizeof(T) < 4) {
     if (!all_fluid && a.flags[n] != fluid) {
-      if constexpr (Obs::active)
-        if ((a.flags[n] & kind_mask) != fluid) obs.template add<L>(n, static_cast<const R*>(nullptr), a);
+      if constexpr (Obs::active)  // a body cell at rest; a fluid cell near a solid: the near-solid kernel's
+        obs.template add<L>(
+            n, obs.template take<L>(static_cast<const R*>(nullptr), (a.flags[n] & kind_mask) != fluid, a));
       return;
     }
     stream_collide<L, Odd, false>(n, faces, a, collision, true, obs, 1);
@@ -320,37 +322,72 @@ void launch_add_moments(const StreamCollideArgs<T, R>& a, bool next_odd, index_t
   });
 }
 
-/// One sample of padded cell n, populations f (as cell_populations() gives them), added to profile sums
-/// (field/profile.hpp): rho - 1 and the velocity as launch_add_moments() adds them.
+/// One cell's sample for profile sums (field/profile.hpp): rho - 1 and the velocity as
+/// launch_add_moments() adds them. The default, all 0, adds nothing: the empty sample of a cell that
+/// another kernel samples.
+template <class R>
+struct ProfileMoments {
+  R drho = R(0), u[3] = {R(0), R(0), R(0)};
+};
+
+/// The sample of populations f (as cell_populations() gives them).
 template <class L, class T, class R>
-EDDY_HD EDDY_INLINE void add_profile_cell(const field::ProfileView& v, index_t n, const R (&f)[L::q],
-                                          const StreamCollideArgs<T, R>& a) {
-  R drho, u[3];
-  moments<L>(f, drho, u, a.force);
-  const PaddedGrid& g = a.grid;
-  // Padded coordinates in 32 bits (a block's padded cells number under 2^31: parallel_for_box).
-  const auto m = static_cast<std::uint32_t>(n), sy = static_cast<std::uint32_t>(g.stride_y),
-             sz = static_cast<std::uint32_t>(g.stride_z);
-  const index_t x = index_t(m % sy) - g.g, y = index_t((m % sz) / sy) - g.g, z = index_t(m / sz) - g.gz;
-  const double du[3] = {double(u[0]), double(u[1]), double(u[2])};
-  field::add_profile_sample(v, x, y, z, (1.0 + double(drho)) - 1.0, du);
+EDDY_HD EDDY_INLINE ProfileMoments<R> profile_moments(const R (&f)[L::q], const StreamCollideArgs<T, R>& a) {
+  ProfileMoments<R> s;
+  moments<L>(f, s.drho, s.u, a.force);
+  return s;
 }
 
-/// The observer of a step that takes a profile sample (stream_collide's `obs`): each cell's populations as
-/// the update loads them, in the frame of the stored numbers, scaled back by the power of two
-/// population_unit<T>() into the populations cell_populations() gives (bit for bit: a power of two
-/// commutes with rounding), so the sums are launch_add_profile()'s; a body cell as a fluid at rest, as
-/// there.
+/// Adds samples of padded cells to profile sums: finds the cell's interior coordinates from its padded
+/// index (multiply-shift divisions by the padded strides; the padded cells of a block number under 2^31:
+/// parallel_for_box).
+struct ProfileAdder {
+  field::ProfileView v;
+  backend::FastDiv by_y, by_z;
+  std::uint32_t g = 0, gz = 0;
+
+  ProfileAdder() = default;
+  ProfileAdder(const field::ProfileView& view, const PaddedGrid& grid)
+      : v(view),
+        by_y(static_cast<std::uint32_t>(grid.stride_y)),
+        by_z(static_cast<std::uint32_t>(grid.stride_z)),
+        g(static_cast<std::uint32_t>(grid.g)),
+        gz(static_cast<std::uint32_t>(grid.gz)) {}
+
+  /// Add sample s of padded cell n (every thread of a warp, an empty sample too: the warp then sums
+  /// its cells' values at once where they share a bin, backend::atomic_add_grouped).
+  template <int D, class R>
+  EDDY_HD EDDY_INLINE void add(index_t n, const ProfileMoments<R>& s) const {
+    const auto m = static_cast<std::uint32_t>(n);
+    const std::uint32_t z = by_z.div(m), r = m - z * by_z.d, y = by_y.div(r), x = r - y * by_y.d;
+    const double u[3] = {double(s.u[0]), double(s.u[1]), double(s.u[2])};
+    const double drho = (1.0 + double(s.drho)) - 1.0;
+    field::add_profile_sample<D>(v, index_t(x - g), index_t(y - g), index_t(z - gz), drho, u);
+  }
+};
+
+/// The observer of a step that takes a profile sample (stream_collide's `obs`), in two phases: `take`
+/// the sample of the populations as the update loads them (in the frame of the stored numbers, scaled
+/// back by the power of two population_unit<T>() into the populations cell_populations() gives, bit for
+/// bit: a power of two commutes with rounding), so the sums are launch_add_profile()'s (a body cell,
+/// raw null, as a fluid at rest, as there); and `add` it once the cell is stored, from every thread.
 struct ProfileObserver {
   static constexpr bool active = true;
-  field::ProfileView v;
+  template <class R>
+  using Sample = ProfileMoments<R>;
+  ProfileAdder adder;
 
   template <class L, class T, class R>
-  EDDY_HD EDDY_INLINE void add(index_t n, const R* raw, const StreamCollideArgs<T, R>& a) const {
+  EDDY_HD EDDY_INLINE ProfileMoments<R> take(const R* raw, bool any, const StreamCollideArgs<T, R>& a) const {
+    if (!any) return {};
     constexpr R inv = R(1.0f / population_unit<T>());
     R f[L::q];
     EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = raw ? raw[i] * inv : R(0);
-    add_profile_cell<L>(v, n, f, a);
+    return profile_moments<L>(f, a);
+  }
+  template <class L, class R>
+  EDDY_HD EDDY_INLINE void add(index_t n, const ProfileMoments<R>& s) const {
+    adder.add<L::d>(n, s);
   }
 };
 
@@ -359,11 +396,12 @@ struct ProfileObserver {
 template <class L, class T, class R>
 void launch_add_profile(const StreamCollideArgs<T, R>& a, bool next_odd, const field::ProfileView& v) {
   const PaddedGrid g = a.grid;
+  const ProfileAdder adder(v, g);
   backend::parallel_for("lbm::add_profile", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
     const index_t n = g.interior_to_padded(t);
     R f[L::q];
     cell_populations<L>(n, a, next_odd, f);
-    add_profile_cell<L>(v, n, f, a);
+    adder.add<L::d>(n, profile_moments<L>(f, a));
   });
 }
 

@@ -202,6 +202,8 @@ EDDY_HD EDDY_INLINE void collide_cell(R (&f)[L::q], const StreamCollideArgs<T, R
 /// The update alone, no observer (stream_collide's `obs`).
 struct NoObserver {
   static constexpr bool active = false;
+  template <class R>
+  struct Sample {};
 };
 
 /// One cell's update with the kind of step and whether the cell is near a solid fixed at compile time, in the
@@ -209,9 +211,10 @@ struct NoObserver {
 /// population_unit<T>()). `write` false: the loads and the collision run and nothing is stored (a bulk
 /// kernel's cell that another kernel updates, known only once its flag is read: solver_impl.hpp, bulk_cell).
 /// `obs`: what the update does besides with the populations it loads (chosen at compile time, so that
-/// the plain update, NoObserver, is the same code as without): `seen` 1 hands them to obs.add, 2 hands
-/// a body cell over (its populations are not those of a fluid at rest), 0 neither (solver_launches.hpp:
-/// ProfileObserver).
+/// the plain update, NoObserver, is the same code as without): obs.take makes a sample of them once
+/// they are loaded (`seen` 1; 2: of a body cell, whose populations are not those of a fluid at rest; 0:
+/// an empty one), and obs.add adds it after the store, in every thread that runs the update
+/// (solver_launches.hpp: ProfileObserver).
 template <class L, bool Odd, bool NearSolid, class T, class R, class Collision, class Obs = NoObserver>
 EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamCollideArgs<T, R>& a,
                                         const Collision& collide, bool write = true, const Obs& obs = {},
@@ -219,10 +222,11 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamC
   const Links l(n, Odd ? faces : 0u, a.grid);
   R f[L::q];
   load<L, Odd, NearSolid, true>(l, a, f);
-  if constexpr (Obs::active)
-    if (seen) obs.template add<L>(n, seen == 1 ? f : nullptr, a);
+  [[maybe_unused]] typename Obs::template Sample<R> sample{};
+  if constexpr (Obs::active) sample = obs.template take<L>(seen == 1 ? f : nullptr, seen != 0, a);
   collide_cell<L, T>(f, a, collide);
   if (write) store<L, Odd, NearSolid, true>(l, a, f);
+  if constexpr (Obs::active) obs.template add<L>(n, sample);
 }
 
 /// One slot of two adjacent cells in 16-bit storage, read or written as one 4-byte word.
