@@ -108,6 +108,19 @@ __global__ void __launch_bounds__(block_size) reduce_kernel(index_t n, T identit
   if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
+#if defined(EDDY_BACKEND_CUDA)
+/// One step of atomic_add_grouped's transposed warp sum: the lanes with bit w keep elements [w, 2w) of
+/// those they hold and send [0, w) to the lane without it, which keeps [0, w); both add what they get.
+template <int W>
+__device__ __forceinline__ void transpose_step(int (&s)[32], unsigned lane) {
+  const bool upper = (lane & unsigned(W)) != 0;
+  EDDY_UNROLL for (int j = 0; j < W; ++j) {
+    const int lo = s[j], hi = s[j + W];
+    s[j] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, W);
+  }
+}
+#endif
+
 }  // namespace detail
 
 /// Add v[k] to p[target(k)] atomically for each k in [0, N) with target(k) >= 0, from device code
@@ -130,17 +143,12 @@ EDDY_HD EDDY_INLINE void atomic_add_grouped(long long* p, const int (&v)[N], con
     if (__all_sync(full, first == p)) {
       const unsigned lane = threadIdx.x & 31u;
       int s[32];
-#pragma unroll
-      for (int k = 0; k < 32; ++k) s[k] = k < N ? v[k] : 0;
-#pragma unroll
-      for (int w = 16; w >= 1; w /= 2) {  // s[j] holds element j + (the lane's bits above w's) ...
-        const bool upper = (lane & unsigned(w)) != 0;
-#pragma unroll
-        for (int j = 0; j < w; ++j) {
-          const int send = upper ? s[j] : s[j + w], keep = upper ? s[j + w] : s[j];
-          s[j] = keep + __shfl_xor_sync(full, send, w);
-        }
-      }
+      EDDY_UNROLL for (int k = 0; k < 32; ++k) s[k] = k < N ? v[k] : 0;
+      // s[j] holds element j + (the lane's bits above w's) after the step of w: every index a constant,
+      // so that s stays in registers.
+      detail::transpose_step<16>(s, lane), detail::transpose_step<8>(s, lane);
+      detail::transpose_step<4>(s, lane), detail::transpose_step<2>(s, lane);
+      detail::transpose_step<1>(s, lane);
       if (int(lane) < N) {  // ... so that s[0] holds element `lane`, summed over the warp
         const int t = target(int(lane));
         if (t >= 0 && s[0] != 0)
@@ -156,7 +164,7 @@ EDDY_HD EDDY_INLINE void atomic_add_grouped(long long* p, const int (&v)[N], con
       atomicAdd(reinterpret_cast<ull*>(p + t), static_cast<ull>(static_cast<long long>(v[k])));
   }
 #else
-  for (int k = 0; k < N; ++k) {
+  EDDY_UNROLL for (int k = 0; k < N; ++k) {
     const int t = target(k);
     if (t >= 0 && v[k] != 0) __atomic_fetch_add(p + t, static_cast<long long>(v[k]), __ATOMIC_RELAXED);
   }

@@ -19,18 +19,19 @@ EDDY_HD EDDY_INLINE void add_profile_sample(const ProfileView& v, index_t x, ind
   constexpr int values = profile_values<D>;
   const MomentLayout m = v.layout;
   long long* p = v.sample + 3 * (x * v.stride[0] + y * v.stride[1] + z * v.stride[2]) * m.count();
-  int c[3 * values];
-  int k = 0;
-  auto put = [&](double value) {
-    int chunks[3];
-    fixed_chunks(value, chunks);
-    for (int j = 0; j < 3; ++j) c[3 * k + j] = chunks[j];
-    ++k;
-  };
-  put(drho);
-  for (int i = 0; i < D; ++i) put(u[i]);
-  for (int i = 0; i < D; ++i)
-    for (int j = i; j < D; ++j) put(u[i] * u[j]);
+  int c[3 * values];  // indexed by constants once the loops unroll: registers, not local memory
+  int chunks[3];
+  fixed_chunks(drho, chunks);
+  EDDY_UNROLL for (int j = 0; j < 3; ++j) c[j] = chunks[j];
+  EDDY_UNROLL for (int i = 0; i < D; ++i) {
+    fixed_chunks(u[i], chunks);
+    EDDY_UNROLL for (int j = 0; j < 3; ++j) c[3 * (1 + i) + j] = chunks[j];
+  }
+  EDDY_UNROLL for (int i = 0; i < D; ++i) EDDY_UNROLL for (int j = i; j < D; ++j) {
+    fixed_chunks(u[i] * u[j], chunks);
+    const int k = 1 + D + i * D - i * (i - 1) / 2 + (j - i);  // the (i, j) product's value
+    EDDY_UNROLL for (int h = 0; h < 3; ++h) c[3 * k + h] = chunks[h];
+  }
   // Element e = 3 i + chunk of value i to entry 3 slot + chunk, slot the layout's for value i.
   const auto target = [m](int e) {
     const int i = e / 3, chunk = e - 3 * i;

@@ -116,8 +116,7 @@ EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollid
   if constexpr (Odd && sizeof(T) < 4) {
     if (!all_fluid && a.flags[n] != fluid) {
       if constexpr (Obs::active)  // a body cell at rest; a fluid cell near a solid: the near-solid kernel's
-        obs.template add<L>(
-            n, obs.template take<L>(static_cast<const R*>(nullptr), (a.flags[n] & kind_mask) != fluid, a));
+        obs.template add<L>(n, obs.template rest<L>((a.flags[n] & kind_mask) != fluid, a));
       return;
     }
     stream_collide<L, Odd, false>(n, faces, a, collision, true, obs, 1);
@@ -135,10 +134,9 @@ template <class L, bool Odd, class T, class R, class C, class Obs = NoObserver>
 void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
                                const field::SubBox b, bool pairs, bool all_fluid, const Obs& obs = {}) {
   using backend::BoxLaunch;
-  if constexpr (std::is_same_v<T, backend::Half>) {
+  if constexpr (std::is_same_v<T, backend::Half> && !Obs::active) {  // observers see one cell at a time
     if constexpr (!Odd) {
-      if (pairs && !Obs::active) {  // observers see one cell at a time; two cells per thread, one 4-byte word
-                                    // per slot (stream_collide_even_pair)
+      if (pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
         const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
           stream_collide_even_pair<L>(a.grid.at(b.ox + 2 * x2, b.oy + y, b.oz + z), 2 * x2 + 1 < b.nx, a,
                                       collision);
@@ -150,8 +148,7 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
         return;
       }
     } else if constexpr (L::d == 2) {
-      if (pairs &&
-          !Obs::active) {  // two cells per thread, the x-free links as 4-byte words (stream_collide_odd_pair)
+      if (pairs) {  // two cells per thread, the x-free links as 4-byte words (stream_collide_odd_pair)
         const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
           const index_t x = b.ox + 2 * x2;
           y += b.oy, z += b.oz;
@@ -169,7 +166,9 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
     const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
     bulk_cell<L, Odd>(a.grid.at(x, y, z), faces, a, collision, all_fluid, obs);
   };
-  if constexpr (sizeof(T) >= 4)
+  // An observer's sums take registers that a cap for more resident blocks would spill: observed
+  // launches are not capped.
+  if constexpr (sizeof(T) >= 4 || Obs::active)
     backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
   else if constexpr (Odd && L::d == 3)
     backend::parallel_for_box<BoxLaunch::per_cell, (L::q > 19 ? 3 : 4)>(label, b.nx, b.ny, b.nz, f);
@@ -370,19 +369,29 @@ struct ProfileAdder {
 /// the sample of the populations as the update loads them (in the frame of the stored numbers, scaled
 /// back by the power of two population_unit<T>() into the populations cell_populations() gives, bit for
 /// bit: a power of two commutes with rounding), so the sums are launch_add_profile()'s (a body cell,
-/// raw null, as a fluid at rest, as there); and `add` it once the cell is stored, from every thread.
+/// as a fluid at rest, as there); and `add` it once the cell is stored, from every thread.
 struct ProfileObserver {
   static constexpr bool active = true;
   template <class R>
   using Sample = ProfileMoments<R>;
   ProfileAdder adder;
 
+  /// The sample of populations `raw` as the update loads them (`seen` 1), of a body cell (2), or none (0).
   template <class L, class T, class R>
-  EDDY_HD EDDY_INLINE ProfileMoments<R> take(const R* raw, bool any, const StreamCollideArgs<T, R>& a) const {
-    if (!any) return {};
+  EDDY_HD EDDY_INLINE ProfileMoments<R> take(const R (&raw)[L::q], int seen,
+                                             const StreamCollideArgs<T, R>& a) const {
+    if (seen != 1) return rest<L>(seen == 2, a);
     constexpr R inv = R(1.0f / population_unit<T>());
     R f[L::q];
-    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = raw ? raw[i] * inv : R(0);
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = raw[i] * inv;
+    return profile_moments<L>(f, a);
+  }
+  /// The sample of a body cell (a fluid at rest), or none.
+  template <class L, class T, class R>
+  EDDY_HD EDDY_INLINE ProfileMoments<R> rest(bool body, const StreamCollideArgs<T, R>& a) const {
+    if (!body) return {};
+    R f[L::q];
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = R(0);
     return profile_moments<L>(f, a);
   }
   template <class L, class R>

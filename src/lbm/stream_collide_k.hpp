@@ -223,7 +223,7 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamC
   R f[L::q];
   load<L, Odd, NearSolid, true>(l, a, f);
   [[maybe_unused]] typename Obs::template Sample<R> sample{};
-  if constexpr (Obs::active) sample = obs.template take<L>(seen == 1 ? f : nullptr, seen != 0, a);
+  if constexpr (Obs::active) sample = obs.template take<L>(f, seen, a);
   collide_cell<L, T>(f, a, collide);
   if (write) store<L, Odd, NearSolid, true>(l, a, f);
   if constexpr (Obs::active) obs.template add<L>(n, sample);
