@@ -8,11 +8,9 @@
 /// traffic but the adds, lbm::Solver::add_profile) or by a kernel of its own. A point's mean is the total
 /// x 2^-64 / (samples x cells of a line), rounded once; the resolution 2^-64 ~ 5.4e-20 of a value is
 /// far below FP64's rounding of the values themselves. Device memory: 6 x 8 bytes per point and slot.
-/// Cost on an H200 (D3Q19 FP32 256^3, rho, u and u_i u_j averaged over x and z, a sample every step):
-/// +101 % of the step, bound by the atomics (three per value and warp of 32 cells: 15.7 million a
-/// step), against +165 % for a per-cell sample; 64 copies of the sums spread over the blocks took it to
-/// +196 % (cases/benchmarks/results/2026-12-02g-h200). A block-wide reduction before the atomics (8 x
-/// fewer) is the next step.
+/// Cost on an H200 (D3Q19 256^3, rho, u and u_i u_j averaged over x and z, a sample every step): +8.9 %
+/// of the FP32 step, +80 % of the 16-bit one (which loses its two-cells-a-thread kernels), against +165 %
+/// for a per-cell sample (cases/benchmarks/results/2026-12-03-h200).
 #include <cmath>
 #include <vector>
 
