@@ -129,6 +129,17 @@ class Solver {
   /// only they come to the host (probes).
   virtual void macroscopic_at(const std::vector<index_t>& cells, std::vector<double>& rho,
                               std::vector<double>& u) const = 0;
+  /// The vorticity of the interior cells (x fastest; 3 components per cell in 3D, the z component alone in
+  /// 2D) and the Q-criterion (one value per cell), lattice units (per step, per step squared), from
+  /// macroscopic()'s velocity by central differences, one-sided next to solids (lbm/derived_k.hpp), on
+  /// the device. Collective when ranks exchange: the velocity halo (every rank calls, with or without
+  /// cells). The first call allocates the padded velocity (8 B per padded cell and dimension).
+  virtual void vorticity(std::vector<double>& w) = 0;
+  virtual void q_criterion(std::vector<double>& q) = 0;
+  /// The same for the interior cells `cells` alone (indices as macroscopic_at()'s), bitwise the whole
+  /// field's values there: the halo of the whole block, then the field of those cells only (probes).
+  virtual void vorticity_at(const std::vector<index_t>& cells, std::vector<double>& w) = 0;
+  virtual void q_criterion_at(const std::vector<index_t>& cells, std::vector<double>& q) = 0;
   /// Add the interior cells' state to running sums (field/moments.hpp: density, velocity, stress; lattice
   /// units), on the device: drho = macroscopic()'s rho - 1 and its velocity, bitwise.
   virtual void add_moments(const field::MomentView& sums) const = 0;
