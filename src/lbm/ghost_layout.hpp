@@ -98,15 +98,19 @@ class GhostLayout {
   /// (its flag, or the inner cell's, says solid). Ghosts beyond an axis the block wraps are not in it
   /// either: the kernels reach the image through the wrap.
   field::Pattern cell_pattern(int components) const {
+    return make_pattern([&](auto&& add) { for_each_cell_entry(components, add); });
+  }
+
+  /// Every entry of cell_pattern(components): visit(peer, side (0 send, 1 recv), entry), in its order.
+  template <class F>
+  void for_each_cell_entry(int components, F&& visit) const {
     const index_t N = grid_.n_padded;
-    return make_pattern([&](auto&& add) {
-      for_each_entry([&](int peer, int side, index_t entry) {
-        const int j = static_cast<int>(entry / N);
-        int length = 0;
-        for (int d = 0; d < 3; ++d) length += L::c(j, d) * L::c(j, d);
-        if (length != 1) return;
-        for (int k = 0; k < components; ++k) add(peer, side, k * N + entry % N);
-      });
+    for_each_entry([&](int peer, int side, index_t entry) {
+      const int j = static_cast<int>(entry / N);
+      int length = 0;
+      for (int d = 0; d < 3; ++d) length += L::c(j, d) * L::c(j, d);
+      if (length != 1) return;
+      for (int k = 0; k < components; ++k) visit(peer, side, k * N + entry % N);
     });
   }
 

@@ -190,7 +190,9 @@ std::unique_ptr<Solver> make_solver(const Setup& s);
 /// What the solver of a setup holds and moves, found without building it (`eddy plan`): the arrays of
 /// lbm/solver_impl.hpp sized from the same padded grid and ghost pattern. Not counted: the boundary
 /// links of bodies (O(body surface)); `peers_exchange` says whether the ranks' exchanger is in use (a
-/// setup of several boxes), which adds the halo buffers and the shell's cell list.
+/// setup of several boxes), which adds the halo buffers and the shell's cell list. `derived_fields`: the
+/// run writes vorticity or q_criterion, which adds the padded velocity and its halo's index lists
+/// (lbm/derived_k.hpp) and their values to a field output.
 struct Footprint {
   index_t cells = 0;               ///< interior cells of the block
   index_t shell_cells = 0;         ///< cells updated before the exchange starts (0 without peers)
@@ -201,7 +203,7 @@ struct Footprint {
   std::vector<std::pair<int, double>> sent_bytes;  ///< per peer rank: bytes sent per step (mean of the
                                                    ///< forward and reverse exchanges)
 };
-Footprint footprint(const Setup& s, bool steady_check);
+Footprint footprint(const Setup& s, bool steady_check, bool derived_fields = false);
 
 namespace detail {
 /// The solver of lattice L storing populations as T (double, float, backend::Half); defined in

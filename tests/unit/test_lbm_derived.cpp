@@ -212,5 +212,27 @@ TEST(LbmDerived, OneSidedNextToWallsAndBodies) {
   }
 }
 
+// The padded velocity is allocated on the first request only, and eddy plan's footprint with the derived
+// fields counts what it adds: 8 B per padded cell and dimension (one rank: no halo lists).
+TEST(LbmDerived, PaddedVelocityIsAllocatedOnFirstUse) {
+  for (const int dims : {2, 3}) {
+    const lbm::Setup s = periodic_box(dims, 12, dims == 2 ? "D2Q9" : "D3Q19");
+    auto solver = lbm::make_solver(s);
+    solver->initialize([](index_t, index_t, index_t) { return lbm::CellState{}; });
+    const std::size_t before = solver->bytes_allocated();
+    const double plain = lbm::footprint(s, false).device_bytes;
+    EXPECT_EQ(double(before), plain);
+    std::vector<double> w;
+    solver->vorticity(w);
+    const std::size_t after = solver->bytes_allocated();
+    // Rows of 12 + 2 ghost cells padded to 32 (row_align), 14 rows, and 14 planes in 3D.
+    const std::size_t padded = 32 * 14 * (dims == 3 ? 14 : 1);
+    EXPECT_EQ(after - before, sizeof(double) * std::size_t(dims) * padded) << dims;
+    EXPECT_EQ(double(after), lbm::footprint(s, false, true).device_bytes) << dims;
+    solver->vorticity(w);  // held, not allocated again
+    EXPECT_EQ(solver->bytes_allocated(), after);
+  }
+}
+
 }  // namespace
 }  // namespace eddy
