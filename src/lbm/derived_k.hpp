@@ -33,7 +33,7 @@ namespace eddy::lbm {
 enum class Derived { vorticity, q_criterion };
 
 /// Values per cell of a derived field: the vorticity 3 in 3D, 1 (its z component) in 2D; Q 1.
-constexpr int derived_components(Derived what, int dims) {
+EDDY_HD constexpr int derived_components(Derived what, int dims) {
   return what == Derived::vorticity && dims == 3 ? 3 : 1;
 }
 
