@@ -272,7 +272,6 @@ class LbmModel final : public Model {
   }
 
  private:
-  /// Field `name` in physical units from the lattice density `rho` and velocity `vel` of some cells.
   /// The fields derived from the velocity gradient: the vorticity (3 components in 3D, its z component in
   /// 2D) and in 3D the Q-criterion, with the spectral solver's names and units.
   std::vector<ProbeField> derived_fields() const {
@@ -294,6 +293,7 @@ class LbmModel final : public Model {
     return v;
   }
 
+  /// Field `name` in physical units from the lattice density `rho` and velocity `vel` of some cells.
   std::vector<double> physical(const std::string& name, const std::vector<double>& rho,
                                const std::vector<double>& vel) const {
     std::vector<double> out;
