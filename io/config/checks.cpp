@@ -219,8 +219,8 @@ struct SolverField {
   unsigned lbm, spectral;
 };
 constexpr SolverField solver_field_table[] = {
-    {"velocity", D2 | D3, D2 | D3}, {"density", D2 | D3, 0}, {"pressure", D2 | D3, 0},
-    {"vorticity", 0, D2 | D3},      {"q_criterion", 0, D3},
+    {"velocity", D2 | D3, D2 | D3},  {"density", D2 | D3, 0}, {"pressure", D2 | D3, 0},
+    {"vorticity", D2 | D3, D2 | D3}, {"q_criterion", D3, D3},
 };
 
 /// The dimensions of solver s.solver that write field f (0: none).

@@ -111,9 +111,11 @@ struct InitialSpec {
 struct FieldOutputSpec {
   Schedule every{};    ///< when to write fields/<name>_<step>.h5 (never by default)
   bool at_end = true;  ///< also write the final state
-  /// The fields the files hold, of those the solver writes (lbm: velocity, density, pressure; spectral:
-  /// velocity, vorticity, and in 3D q_criterion); empty = all of them but q_criterion, which is computed
-  /// (9 transforms) and written only where listed.
+  /// The fields the files hold, of those the solver writes (lbm: velocity, density, pressure, vorticity,
+  /// and in 3D q_criterion; spectral: velocity, vorticity, and in 3D q_criterion); empty = the solver's
+  /// default fields (lbm: velocity, density, pressure; spectral: velocity, vorticity). The fields beyond
+  /// them are computed (spectral q_criterion: 9 transforms; lbm vorticity and q_criterion: differences of
+  /// the velocity with its halo) and written only where listed.
   std::vector<std::string> variables{};
   std::string precision = "fp64";  ///< fp64 | fp32: the datasets' type (fp32 files from an fp64 run)
 };
@@ -134,7 +136,7 @@ struct ProbesSpec {
   std::vector<std::vector<double>> points{};    ///< the points [m], one coordinate per dimension each,
                                                 ///< inside the domain [0, L] along every axis
   std::vector<std::string> fields{"velocity"};  ///< velocity | pressure | density (LBM) | vorticity
-                                                ///< | q_criterion (spectral, 3D)
+                                                ///< | q_criterion (3D)
 };
 
 /// Shell-averaged energy spectra over time (`<out>/spectra.h5`, solver spectral).
@@ -166,7 +168,7 @@ struct SliceSpec {
   double position = 0.0;                        ///< [m] along `axis`, inside [0, L] (required)
   Schedule every{};                             ///< when to write the plane (required)
   std::vector<std::string> fields{"velocity"};  ///< velocity | pressure | density (LBM) | vorticity
-                                                ///< | q_criterion (spectral, 3D)
+                                                ///< | q_criterion (3D)
 };
 
 struct OutputSpec {

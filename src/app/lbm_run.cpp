@@ -1,4 +1,5 @@
 // `eddy run` for solver: lbm.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -109,27 +110,44 @@ class LbmModel final : public Model {
   void step() override { solver_.step(); }
   const FieldGrid& grid() const override { return grid_; }
 
+  /// Velocity, density and pressure, and the vorticity and the Q-criterion (3D) where
+  /// output.fields.variables names them: only then are they computed (lbm/derived_k.hpp; collective, the
+  /// same list on every rank).
   std::vector<FieldData> fields() override {
     solver_.macroscopic(rho_, vel_);
     density_ = physical("density", rho_, vel_), pressure_ = physical("pressure", rho_, vel_);
     vel_ = physical("velocity", rho_, vel_);
-    return {{"velocity", vel_.data(), c_.setup.dims, "m/s"},
-            {"density", density_.data(), 0, "kg/m^3"},
-            {"pressure", pressure_.data(), 0, "Pa (deviation from the reference pressure)"}};
+    std::vector<FieldData> f{{"velocity", vel_.data(), c_.setup.dims, "m/s"},
+                             {"density", density_.data(), 0, "kg/m^3"},
+                             {"pressure", pressure_.data(), 0, "Pa (deviation from the reference pressure)"}};
+    const std::vector<std::string>& wanted = spec_.output.fields.variables;
+    for (const ProbeField& d : derived_fields())
+      if (std::find(wanted.begin(), wanted.end(), d.name) != wanted.end()) {
+        std::vector<double>& v = d.name == "vorticity" ? vort_ : q_;
+        v = derived(d.name, nullptr);
+        f.push_back({d.name, v.data(), d.components == 1 ? 0 : d.components, d.units});
+      }
+    return f;
   }
 
   std::vector<ProbeField> probe_fields() const override {
-    return {{"velocity", c_.setup.dims, "m/s"},
-            {"density", 1, "kg/m^3"},
-            {"pressure", 1, "Pa (deviation from the reference pressure)"}};
+    std::vector<ProbeField> f{{"velocity", c_.setup.dims, "m/s"},
+                              {"density", 1, "kg/m^3"},
+                              {"pressure", 1, "Pa (deviation from the reference pressure)"}};
+    for (const ProbeField& d : derived_fields()) f.push_back(d);
+    return f;
   }
-  /// The moments of just those cells, on the device (lbm::Solver::macroscopic_at).
+  /// The moments of just those cells, on the device (lbm::Solver::macroscopic_at); a derived field from
+  /// the whole block's velocity halo, computed on the device for those cells (Solver::vorticity_at).
+  /// Collective: every rank asks for the same names.
   std::vector<std::vector<double>> values_at(const std::vector<std::string>& names,
                                              const std::vector<index_t>& cells) override {
     std::vector<double> rho, vel;
     solver_.macroscopic_at(cells, rho, vel);
     std::vector<std::vector<double>> out;
-    for (const std::string& name : names) out.push_back(physical(name, rho, vel));
+    for (const std::string& name : names)
+      out.push_back(name == "vorticity" || name == "q_criterion" ? derived(name, &cells)
+                                                                 : physical(name, rho, vel));
     return out;
   }
 
@@ -254,6 +272,27 @@ class LbmModel final : public Model {
   }
 
  private:
+  /// The fields derived from the velocity gradient: the vorticity (3 components in 3D, its z component in
+  /// 2D) and in 3D the Q-criterion, with the spectral solver's names and units.
+  std::vector<ProbeField> derived_fields() const {
+    std::vector<ProbeField> f{{"vorticity", c_.setup.dims == 3 ? 3 : 1, "1/s"}};
+    if (c_.setup.dims == 3) f.push_back({"q_criterion", 1, "1/s^2"});
+    return f;
+  }
+  /// Derived field `name` of the block or of `cells`, in physical units: the lattice values (per step)
+  /// over dt, the Q-criterion over dt^2.
+  std::vector<double> derived(const std::string& name, const std::vector<index_t>* cells) {
+    std::vector<double> v;
+    const bool q = name == "q_criterion";
+    if (q)
+      cells ? solver_.q_criterion_at(*cells, v) : solver_.q_criterion(v);
+    else
+      cells ? solver_.vorticity_at(*cells, v) : solver_.vorticity(v);
+    const double scale = q ? 1.0 / (u_.dt * u_.dt) : 1.0 / u_.dt;
+    for (double& x : v) x *= scale;
+    return v;
+  }
+
   /// Field `name` in physical units from the lattice density `rho` and velocity `vel` of some cells.
   std::vector<double> physical(const std::string& name, const std::vector<double>& rho,
                                const std::vector<double>& vel) const {
@@ -277,7 +316,7 @@ class LbmModel final : public Model {
   FieldGrid grid_;
   double force_unit_ = 0.0, coefficient_unit_ = 0.0;
   lbm::Stats stats_;
-  std::vector<double> rho_, vel_, density_, pressure_;
+  std::vector<double> rho_, vel_, density_, pressure_, vort_, q_;
 };
 
 const std::vector<std::string> coefficient_columns{"drag_coefficient", "lift_coefficient"};

@@ -150,20 +150,32 @@ void name_the_limit(Result& r, double hidden) {
 
 double state_bytes(Precision p) { return p == Precision::fp64 ? 8 : p == Precision::fp32 ? 4 : 2; }
 
+bool lists(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/// Whether the field files, a slice or the probes name `name`.
+bool output_names(const config::RunSpec& spec, const std::string& name) {
+  bool named = lists(spec.output.fields.variables, name) || lists(spec.output.probes.fields, name);
+  for (const config::SliceSpec& slice : spec.output.slices) named = named || lists(slice.fields, name);
+  return named;
+}
+
 Result plan_lbm(const config::RunSpec& spec, const Job& job, const Inputs& in) {
   Result r;
   r.solver = "lbm";
   r.decomposition = "blocks";
   const bool steady = spec.run.steady.tolerance > 0;
+  const bool derived = output_names(spec, "vorticity") || output_names(spec, "q_criterion");
   // Rank 0 holds the largest box (uneven splits give the first ranks one cell more); the rank in the
   // middle of the process grid has the most neighbours.
   const LbmCase first = make_lbm_case(spec, job.ranks, 0);
   const parallel::Decomposition& d = first.decomposition;
   const Int3 mid{d.ranks[0] / 2, d.ranks[1] / 2, d.ranks[2] / 2};
   const int middle = static_cast<int>((mid[0] * d.ranks[1] + mid[1]) * d.ranks[2] + mid[2]);
-  const lbm::Footprint f0 = lbm::footprint(first.setup, steady);
+  const lbm::Footprint f0 = lbm::footprint(first.setup, steady, derived);
   const LbmCase centre = middle == 0 ? LbmCase{} : make_lbm_case(spec, job.ranks, middle);
-  const lbm::Footprint fm = middle == 0 ? f0 : lbm::footprint(centre.setup, steady);
+  const lbm::Footprint fm = middle == 0 ? f0 : lbm::footprint(centre.setup, steady, derived);
   const int dims = spec.dimensions();
   for (int a = 0; a < 3; ++a) {
     const auto k = static_cast<std::size_t>(a);
@@ -176,7 +188,11 @@ Result plan_lbm(const config::RunSpec& spec, const Job& job, const Inputs& in) {
   r.host_bytes = std::max(f0.host_bytes, fm.host_bytes);
   const double cells = double(r.grid[0]) * double(r.grid[1]) * double(r.grid[2]);
   const double t = state_bytes(first.setup.precision);
-  r.field_bytes = cells * sizeof(double) * (dims + 2);  // velocity, density, pressure
+  // velocity, density, pressure, and the derived fields where the field files list them
+  const std::vector<std::string>& listed = spec.output.fields.variables;
+  r.field_bytes = cells * sizeof(double) *
+                  (dims + 2 + (lists(listed, "vorticity") ? (dims == 3 ? 3 : 1) : 0) +
+                   (lists(listed, "q_criterion") ? 1 : 0));
   r.checkpoint_bytes = cells * t * (dims == 2 ? 9 : first.setup.lattice == lbm::Lattice::d3q27 ? 27 : 19);
   const double s_cell = in.lbm_s_per_cell * fm.bytes_per_cell_step;
   r.compute_s = double(fm.cells) * s_cell;

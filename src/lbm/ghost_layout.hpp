@@ -7,7 +7,8 @@
 /// populations that cross into the block are the slots j whose upstream cell (ghost - c_j) is interior:
 /// after an even step they are pulled from the image (forward exchange), after an odd step pushed back
 /// (reverse exchange). Both ends enumerate the receiving block's ghosts in the same order (z, y, x, j),
-/// so the lists match without any negotiation.
+/// so the lists match without any negotiation. The velocity halo of the derived fields (cell_pattern)
+/// is the part of those lists along the face directions, cell by cell.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -85,17 +86,32 @@ class GhostLayout {
   /// For each peer rank: this block's ghost entries it fills (recv) and the interior entries that fill
   /// its ghosts (send); entries index the population array (slot * n_padded + padded cell).
   field::Pattern pattern() const {
-    std::map<int, std::array<std::vector<index_t>, 2>> lists;  // peer -> {send, recv}
-    for_each_entry([&](int peer, int side, index_t entry) { lists[peer][side].push_back(entry); });
-    field::Pattern pat;
-    for (auto& kv : lists) {
-      field::Pattern::Peer p;
-      p.rank = kv.first;
-      p.send.from_host(kv.second[0]);
-      p.recv.from_host(kv.second[1]);
-      pat.peers.push_back(std::move(p));
-    }
-    return pat;
+    return make_pattern([&](auto&& add) { for_each_entry(add); });
+  }
+
+  /// The velocity halo of the derived fields (lbm/derived_k.hpp): for each peer rank, this block's ghost
+  /// cells next to an interior cell across a face (the neighbours of central differences; edges and
+  /// corners are not needed) and the interior cells that fill them, each as `components` entries
+  /// k * n_padded + padded cell of an array of `components` padded arrays. These are the ghost cells of
+  /// pattern()'s links along a face direction (each such ghost has exactly one: its outward normal), in
+  /// the same order on both ends; a ghost whose image or inner neighbour is a body cell is not in it
+  /// (its flag, or the inner cell's, says solid). Ghosts beyond an axis the block wraps are not in it
+  /// either: the kernels reach the image through the wrap.
+  field::Pattern cell_pattern(int components) const {
+    return make_pattern([&](auto&& add) { for_each_cell_entry(components, add); });
+  }
+
+  /// Every entry of cell_pattern(components): visit(peer, side (0 send, 1 recv), entry), in its order.
+  template <class F>
+  void for_each_cell_entry(int components, F&& visit) const {
+    const index_t N = grid_.n_padded;
+    for_each_entry([&](int peer, int side, index_t entry) {
+      const int j = static_cast<int>(entry / N);
+      int length = 0;
+      for (int d = 0; d < 3; ++d) length += L::c(j, d) * L::c(j, d);
+      if (length != 1) return;
+      for (int k = 0; k < components; ++k) visit(peer, side, k * N + entry % N);
+    });
   }
 
   /// The lengths of pattern()'s lists, {send, recv} per peer rank, without building them (eddy plan).
@@ -302,6 +318,22 @@ class GhostLayout {
     }
     if (!grid)
       for (auto& cut : cuts_) cut.clear();
+  }
+
+  /// The pattern of the entries `enumerate(add)` hands to add(peer, side (0 send, 1 recv), entry).
+  template <class F>
+  static field::Pattern make_pattern(F&& enumerate) {
+    std::map<int, std::array<std::vector<index_t>, 2>> lists;  // peer -> {send, recv}
+    enumerate([&](int peer, int side, index_t entry) { lists[peer][side].push_back(entry); });
+    field::Pattern pat;
+    for (auto& kv : lists) {
+      field::Pattern::Peer p;
+      p.rank = kv.first;
+      p.send.from_host(kv.second[0]);
+      p.recv.from_host(kv.second[1]);
+      pat.peers.push_back(std::move(p));
+    }
+    return pat;
   }
 
   const Setup& s_;

@@ -40,7 +40,7 @@ int storage_bytes(Precision p) { return p == Precision::fp64 ? 8 : p == Precisio
 
 /// The arrays of SolverImpl<L, T> (solver_impl.hpp) for the block of `s`, with T of `bytes` bytes.
 template <class L>
-Footprint footprint_of(Setup s, bool steady_check) {
+Footprint footprint_of(Setup s, bool steady_check, bool derived_fields) {
   if (s.global[0] == 0) s.global = s.cells;
   if (s.boxes.empty()) s.boxes = {{s.offset, s.cells}}, s.rank = 0;
   const double t_bytes = storage_bytes(s.precision);
@@ -91,20 +91,30 @@ Footprint footprint_of(Setup s, bool steady_check) {
     f.device_bytes += layer * (L::q / 3.0) * (sizeof(BoundaryLink) + sizeof(double) + 3 * sizeof(long long));
   }
   if (steady_check) f.device_bytes += sizeof(double) * s.dims * cells;  // u_prev
+  // The derived fields: the padded velocity and the halo's index lists (its messages fit in the
+  // population halo's buffers, which are larger).
+  if (derived_fields) {
+    double entries = 0;
+    GhostLayout<L>(s).for_each_cell_entry(s.dims, [&](int, int, index_t) { entries += 1; });
+    f.device_bytes += sizeof(double) * s.dims * double(g.n_padded) + sizeof(index_t) * entries;
+  }
   // Temporaries: the moments of a field output (double), a chunk of the packed state of a checkpoint.
   const double moments = sizeof(double) * (1 + s.dims) * cells, packed = t_bytes * L::q * cells;
   f.transient_bytes = std::max(moments, t_bytes * L::q * double(std::min(f.cells, state_chunk_cells)));
   // Host: the checkpoint state, a field output (density and velocity, then density and pressure in
   // physical units beside them: (3 + d) doubles a cell), the flags and body marks of the set-up (1 + 4 + 1
   // bytes per padded cell).
-  f.host_bytes = std::max({packed, sizeof(double) * (3 + s.dims) * cells, 6.0 * double(g.n_padded)});
+  // With the derived fields, their values beside them (4 doubles a cell in 3D, 1 in 2D).
+  const double field_doubles = 3 + s.dims + (derived_fields ? (s.dims == 3 ? 4 : 1) : 0);
+  f.host_bytes = std::max({packed, sizeof(double) * field_doubles * cells, 6.0 * double(g.n_padded)});
   return f;
 }
 
 }  // namespace
 
-Footprint footprint(const Setup& s, bool steady_check) {
-  return on_lattice(s, [&](auto lattice) { return footprint_of<decltype(lattice)>(s, steady_check); });
+Footprint footprint(const Setup& s, bool steady_check, bool derived_fields) {
+  return on_lattice(
+      s, [&](auto lattice) { return footprint_of<decltype(lattice)>(s, steady_check, derived_fields); });
 }
 
 Real3 inlet_velocity(const Setup& s, int face, const index_t (&x)[3]) {

@@ -129,6 +129,17 @@ class Solver {
   /// only they come to the host (probes).
   virtual void macroscopic_at(const std::vector<index_t>& cells, std::vector<double>& rho,
                               std::vector<double>& u) const = 0;
+  /// The vorticity of the interior cells (x fastest; 3 components per cell in 3D, the z component alone in
+  /// 2D) and the Q-criterion (one value per cell), lattice units (per step, per step squared), from
+  /// macroscopic()'s velocity by central differences, one-sided next to solids (lbm/derived_k.hpp), on
+  /// the device. Collective when ranks exchange: the velocity halo (every rank calls, with or without
+  /// cells). The first call allocates the padded velocity (8 B per padded cell and dimension).
+  virtual void vorticity(std::vector<double>& w) = 0;
+  virtual void q_criterion(std::vector<double>& q) = 0;
+  /// The same for the interior cells `cells` alone (indices as macroscopic_at()'s), bitwise the whole
+  /// field's values there: the halo of the whole block, then the field of those cells only (probes).
+  virtual void vorticity_at(const std::vector<index_t>& cells, std::vector<double>& w) = 0;
+  virtual void q_criterion_at(const std::vector<index_t>& cells, std::vector<double>& q) = 0;
   /// Add the interior cells' state to running sums (field/moments.hpp: density, velocity, stress; lattice
   /// units), on the device: drho = macroscopic()'s rho - 1 and its velocity, bitwise.
   virtual void add_moments(const field::MomentView& sums) const = 0;
@@ -179,7 +190,9 @@ std::unique_ptr<Solver> make_solver(const Setup& s);
 /// What the solver of a setup holds and moves, found without building it (`eddy plan`): the arrays of
 /// lbm/solver_impl.hpp sized from the same padded grid and ghost pattern. Not counted: the boundary
 /// links of bodies (O(body surface)); `peers_exchange` says whether the ranks' exchanger is in use (a
-/// setup of several boxes), which adds the halo buffers and the shell's cell list.
+/// setup of several boxes), which adds the halo buffers and the shell's cell list. `derived_fields`: the
+/// run writes vorticity or q_criterion, which adds the padded velocity and its halo's index lists
+/// (lbm/derived_k.hpp) and their values to a field output.
 struct Footprint {
   index_t cells = 0;               ///< interior cells of the block
   index_t shell_cells = 0;         ///< cells updated before the exchange starts (0 without peers)
@@ -190,7 +203,7 @@ struct Footprint {
   std::vector<std::pair<int, double>> sent_bytes;  ///< per peer rank: bytes sent per step (mean of the
                                                    ///< forward and reverse exchanges)
 };
-Footprint footprint(const Setup& s, bool steady_check);
+Footprint footprint(const Setup& s, bool steady_check, bool derived_fields = false);
 
 namespace detail {
 /// The solver of lattice L storing populations as T (double, float, backend::Half); defined in

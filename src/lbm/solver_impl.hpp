@@ -17,6 +17,7 @@
 #include "lbm/boundary_k.hpp"
 #include "lbm/boundary_links.hpp"
 #include "lbm/collisions.hpp"
+#include "lbm/derived_k.hpp"
 #include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
 #include "lbm/lbm_solver.hpp"
@@ -172,6 +173,15 @@ class SolverImpl final : public Solver {
     u = d_u.to_host();
   }
 
+  void vorticity(std::vector<double>& w) override { derived(Derived::vorticity, nullptr, w); }
+  void q_criterion(std::vector<double>& q) override { derived(Derived::q_criterion, nullptr, q); }
+  void vorticity_at(const std::vector<index_t>& cells, std::vector<double>& w) override {
+    derived(Derived::vorticity, &cells, w);
+  }
+  void q_criterion_at(const std::vector<index_t>& cells, std::vector<double>& q) override {
+    derived(Derived::q_criterion, &cells, q);
+  }
+
   void add_moments(const field::MomentView& sums) const override {
     launch_add_moments<L>(args(), next_odd(), grid_.n_interior(), sums);
   }
@@ -238,9 +248,11 @@ class SolverImpl final : public Solver {
 
   std::size_t bytes_allocated() const override {
     std::size_t pattern = 0;
-    for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
+    for (const field::Pattern* pat : {&pattern_, &halo_pattern_})
+      for (const auto& p : pat->peers) pattern += p.send.bytes() + p.recv.bytes();
     return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() +
-           near_solid_list_.bytes() + links_.bytes() + link_value_.bytes() + link_force_.bytes();
+           near_solid_list_.bytes() + links_.bytes() + link_value_.bytes() + link_force_.bytes() +
+           u_halo_.bytes();
   }
   double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
   const Setup& setup() const override { return setup_; }
@@ -260,6 +272,33 @@ class SolverImpl final : public Solver {
   bool next_odd() const { return steps_ % 2 == 1; }
   /// The population array: padded cell n's slot i at pop()[i * n_padded + n] (see row_align).
   T* pop() const { return f_.data() + lead_; }
+
+  /// The derived field `what` of the interior cells, or of `cells` alone (lbm/derived_k.hpp).
+  void derived(Derived what, const std::vector<index_t>* cells, std::vector<double>& out) {
+    const double* u = velocity_halo();
+    const index_t n = cells ? static_cast<index_t>(cells->size()) : grid_.n_interior();
+    out.clear();
+    if (n == 0) return;
+    DeviceArray<index_t> d_cells;
+    if (cells) d_cells.from_host(*cells);
+    DeviceArray<double> d_out(static_cast<std::size_t>(n * derived_components(what, L::d)));
+    launch_derived<L::d>(what, grid_, wrap_axes_, flags_.data(), u, cells ? d_cells.data() : nullptr, n,
+                         d_out.data());
+    out = d_out.to_host();
+  }
+
+  /// The padded velocity (lbm/derived_k.hpp) of the current state with its halo filled. Its arrays (8 B
+  /// per padded cell and dimension) and the halo pattern are made at the first call.
+  const double* velocity_halo() {
+    if (u_halo_.size() == 0) {
+      u_halo_.resize(static_cast<std::size_t>(L::d * grid_.n_padded));
+      halo_pattern_ = GhostLayout<L>(setup_).cell_pattern(L::d);
+    }
+    launch_padded_velocity<L>(args(), next_odd(), u_halo_.data());
+    if (!halo_pattern_.peers.empty())
+      exchanger_->exchange(u_halo_.data(), sizeof(double), halo_pattern_, field::Direction::forward);
+    return u_halo_.data();
+  }
 
   /// 18 C_s^2 of the Smagorinsky model (0 = none).
   double les_factor() const { return 18.0 * setup_.smagorinsky * setup_.smagorinsky; }
@@ -478,6 +517,8 @@ class SolverImpl final : public Solver {
   DeviceArray<index_t> shell_list_, near_solid_list_;
   bool overlap_ = false;
   DeviceArray<double> u_prev_;
+  DeviceArray<double> u_halo_;   // the derived fields' padded velocity (velocity_halo), empty until asked
+  field::Pattern halo_pattern_;  // its halo (GhostLayout::cell_pattern)
   double wall_u_[max_flag][3] = {};
   unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
   long steps_ = 0;

@@ -21,15 +21,15 @@ bad_run entries '  probes: {every: 1, points: [[0.5, 0.5, 0.5]]}' \
   'output.probes.points\[0\]: needs one coordinate per dimension \(2\), got 3; e.g. \[0.5, 0.5\]'
 bad_run unknown '  probes: {every: 1, points: [[0.5, 0.5]], fields: [velocity, vort]}' \
   "output.probes.fields\[1\]: 'vort' is not one of velocity, pressure, density, vorticity"
-bad_run solver_field '  probes: {every: 1, points: [[0.5, 0.5]], fields: [vorticity]}' \
-  "output.probes.fields\[0\]: 'vorticity' is not a field of solver lbm; use velocity, density, pressure"
+bad_run solver_field '  probes: {every: 1, points: [[0.5, 0.5]], fields: [q_criterion]}' \
+  "output.probes.fields\[0\]: 'q_criterion' is not a field of solver lbm in 2D \(3D only\); use velocity, density, pressure, vorticity"
 bad_run twice '  probes: {every: 1, points: [[0.5, 0.5]], fields: [pressure, pressure]}' \
   "output.probes.fields\[1\]: 'pressure' is listed twice"
 bad_run empty '  probes: {every: 1, points: []}' \
   'output.probes.points: the probes need at least one point: output.probes.points: \[\[0.5, 0.5\]\] \[m\], inside the domain'
 bad_run no_points '  probes: {every: 1}' 'output.probes.every: the probes need at least one point'
 bad_run no_fields '  probes: {every: 1, points: [[0.5, 0.5]], fields: []}' \
-  'output.probes.fields: needs at least one field, of velocity, density, pressure'
+  'output.probes.fields: needs at least one field, of velocity, density, pressure, vorticity'
 bad_run no_schedule '  probes: {points: [[0.5, 0.5]]}' \
   'output.probes.points: the probes have points but no schedule'
 bad_run not_a_point '  probes: {every: 1, points: [0.5, 0.5]}' \

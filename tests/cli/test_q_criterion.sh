@@ -14,7 +14,8 @@
 #   3. 4 ranks (slabs [1, 1, 4] and pencils [1, 2, 2]) against 1 rank at step 10: the q_criterion field
 #      within 1e-12 relative to max|Q| (src/README.md, Spectral agreement);
 #   4. bad input, exit 2 and nothing written: q_criterion in a 2D spectral run (the message names
-#      output.fields.variables, the reason and the valid names), and in a 3D LBM run.
+#      output.fields.variables, the reason and the valid names). The LBM's q_criterion, and its refusal
+#      in 2D: tests/cli/test_lbm_derived.sh.
 . "$(dirname "$0")/cav_lib.sh" "$1" "$2"  # the work directory, ok/bad/finish
 py=/usr/bin/python3
 tg3=$src/cases/taylor_green/tgv3d_spectral.yaml
@@ -86,8 +87,4 @@ expect 2 "output.fields.variables\[0\]: 'q_criterion' is not a field of solver s
   q2d.log -- run "$src/cases/taylor_green/tgv2d_spectral.yaml" --out q2d --set "domain.cells=[16,16]" \
   --set "output.fields.variables=[q_criterion]" --quiet
 [ ! -e q2d ] && ok || bad "the refused 2D run wrote q2d/"
-expect 2 "output.fields.variables\[0\]: 'q_criterion' is not a field of solver lbm" qlbm.log -- \
-  run "$src/cases/taylor_green/tgv3d_lbm.yaml" --out qlbm --set "domain.cells=[16,16,16]" \
-  --set "output.fields.variables=[q_criterion]" --quiet
-[ ! -e qlbm ] && ok || bad "the refused LBM run wrote qlbm/"
 finish

@@ -159,8 +159,10 @@ refused no_position 'output.slices\[0\]: a slice needs a position \[m\] along it
 refused axis "output.slices\\[0\\]\\.axis: 'w' is not one of x, y, z" '[{axis: w, position: 1.0, every: 5}]'
 refused field "output.slices\\[0\\]\\.fields\\[1\\]: 'vort' is not one of velocity, pressure, density, vorticity" \
   '[{axis: z, position: 1.0, every: 5, fields: [velocity, vort]}]'
-refused solver_field "output.slices\\[0\\]\\.fields\\[0\\]: 'vorticity' is not a field of solver lbm; use velocity, density, pressure" \
-  '[{axis: z, position: 1.0, every: 5, fields: [vorticity]}]'
+expect 2 "output.slices\\[0\\]\\.fields\\[0\\]: 'density' is not a field of solver spectral; use velocity, vorticity, q_criterion" \
+  solver_field.log -- run "$tg3" --set "domain.cells=[16,16,16]" --out out_solver_field \
+  --set "output.slices=[{axis: z, position: 1.0, every: 5, fields: [density]}]"
+[ -e out_solver_field ] && bad "solver_field: the refused run left out_solver_field" || ok
 refused no_schedule 'output.slices\[0\]: a slice needs a schedule: every: a step count \(e\.g\. 100\) or a time \(e\.g\. 0\.1t\)' \
   '[{axis: z, position: 1.0}]'
 refused never 'output.slices\[0\]\.every: a slice needs a schedule' '[{axis: z, position: 1.0, every: 0}]'

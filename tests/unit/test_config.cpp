@@ -588,9 +588,9 @@ TEST(Config, FieldVariablesAndPrecision) {
   expect_error(kMinimal + "output:\n  fields:\n    variables: [velocity, q]\n",
                {"case.yaml:5:27: output.fields.variables[1]: 'q' is not one of velocity, vorticity, "
                 "pressure, density"});
-  expect_error(kMinimal + "output:\n  fields:\n    variables: [vorticity]\n",
-               {"output.fields.variables[0]: 'vorticity' is not a field of solver lbm",
-                "use velocity, density, pressure"});
+  expect_error(kMinimal + "output:\n  fields:\n    variables: [q_criterion]\n",
+               {"output.fields.variables[0]: 'q_criterion' is not a field of solver lbm in 2D (3D only)",
+                "use velocity, density, pressure, vorticity"});
   expect_error(kMinimal + "solver: spectral\noutput:\n  fields:\n    variables: [density]\n",
                {"output.fields.variables[0]: 'density' is not a field of solver spectral"});
   expect_error(kMinimal + "output:\n  fields:\n    variables: [velocity, velocity]\n",
@@ -601,22 +601,27 @@ TEST(Config, FieldVariablesAndPrecision) {
                {"output.fields.precision: 'fp16' is not one of fp64, fp32"});
 }
 
-/// q_criterion: a field of the 3D spectral solver alone (the table of checks.cpp); refused, naming the
-/// key, what is valid and why, in a 2D spectral run and by the LBM; the same table serves the probes and
-/// the slices.
-TEST(Config, QCriterionIsASpectral3dField) {
-  const std::vector<std::string> spectral3d{"solver=spectral", "domain.cells=[8, 8, 8]",
-                                            "domain.length=[1.0, 1.0, 1.0]"};
-  std::vector<std::string> sets = spectral3d;
-  sets.push_back("output.fields.variables=[velocity, q_criterion]");
-  EXPECT_EQ(error_of(kMinimal, sets), "(loaded)");
-  sets = spectral3d;
-  for (const char* more :
-       {"output.probes.every=2", "output.probes.points=[[0.5, 0.5, 0.5]]",
-        "output.probes.fields=[q_criterion]",
-        "output.slices=[{axis: z, position: 0.5, every: 2, fields: [q_criterion, vorticity]}]"})
-    sets.emplace_back(more);
-  EXPECT_EQ(error_of(kMinimal, sets), "(loaded)");
+/// vorticity (2D and 3D) and q_criterion (3D): fields of both solvers (the table of checks.cpp);
+/// q_criterion refused, naming the key, what is valid and why, in a 2D run of either; the same table
+/// serves the probes and the slices.
+TEST(Config, VorticityAndQCriterionOfBothSolvers) {
+  const std::vector<std::string> cube{"domain.cells=[8, 8, 8]", "domain.length=[1.0, 1.0, 1.0]"};
+  for (const char* solver : {"spectral", "lbm"}) {
+    std::vector<std::string> sets = cube;
+    sets.push_back(std::string("solver=") + solver);
+    sets.push_back("output.fields.variables=[velocity, q_criterion, vorticity]");
+    EXPECT_EQ(error_of(kMinimal, sets), "(loaded)") << solver;
+    sets.pop_back();
+    for (const char* more :
+         {"output.probes.every=2", "output.probes.points=[[0.5, 0.5, 0.5]]",
+          "output.probes.fields=[q_criterion, vorticity]",
+          "output.slices=[{axis: z, position: 0.5, every: 2, fields: [q_criterion, vorticity]}]"})
+      sets.emplace_back(more);
+    EXPECT_EQ(error_of(kMinimal, sets), "(loaded)") << solver;
+  }
+  EXPECT_EQ(error_of(kMinimal, {"output.fields.variables=[vorticity]", "output.probes.every=2",
+                                "output.probes.points=[[0.5, 0.5]]", "output.probes.fields=[vorticity]"}),
+            "(loaded)");
   expect_error(kMinimal,
                {"output.fields.variables[0]: 'q_criterion' is not a field of solver spectral in 2D (3D only)",
                 "use velocity, vorticity"},
@@ -625,10 +630,12 @@ TEST(Config, QCriterionIsASpectral3dField) {
                {"solver=spectral", "output.probes.every=2", "output.probes.points=[[0.5, 0.5]]",
                 "output.probes.fields=[q_criterion]"});
   expect_error(kMinimal,
-               {"output.fields.variables[1]: 'q_criterion' is not a field of solver lbm;",
-                "use velocity, density, pressure"},
-               {"domain.cells=[8, 8, 8]", "domain.length=[1.0, 1.0, 1.0]",
-                "output.fields.variables=[velocity, q_criterion]"});
+               {"output.fields.variables[1]: 'q_criterion' is not a field of solver lbm in 2D (3D only);",
+                "use velocity, density, pressure, vorticity"},
+               {"output.fields.variables=[velocity, q_criterion]"});
+  expect_error(
+      kMinimal, {"output.probes.fields[0]", "'q_criterion' is not a field of solver lbm in 2D"},
+      {"output.probes.every=2", "output.probes.points=[[0.5, 0.5]]", "output.probes.fields=[q_criterion]"});
 }
 
 TEST(Config, ProbesAndSpectra) {

@@ -88,9 +88,11 @@ TEST(ConfigSlices, BadInputNamesTheKey) {
   expect_error(
       head + "    - {axis: z, position: 0.1, every: 5, fields: [speed]}\n",
       {"output.slices[0].fields[0]", "'speed' is not one of velocity, pressure, density, vorticity"});
-  expect_error(head + "    - {axis: z, position: 0.1, every: 5, fields: [vorticity]}\n",
-               {"output.slices[0].fields[0]", "'vorticity' is not a field of solver lbm",
-                "use velocity, density, pressure"});
+  expect_error(k3d +
+                   "solver: spectral\noutput:\n  slices:\n    - {axis: z, position: 0.1, every: 5, fields: "
+                   "[density]}\n",
+               {"output.slices[0].fields[0]", "'density' is not a field of solver spectral",
+                "use velocity, vorticity, q_criterion"});
   expect_error(head + "    - {axis: z, position: 0.1, every: 5, fields: [velocity, velocity]}\n",
                {"output.slices[0].fields[1]", "listed twice"});
   expect_error(head + "    - {axis: z, position: 0.1, every: 5, fields: []}\n",
