@@ -8,9 +8,9 @@
 /// traffic but the adds, lbm::Solver::add_profile) or by a kernel of its own. A point's mean is the total
 /// x 2^-64 / (samples x cells of a line), rounded once; the resolution 2^-64 ~ 5.4e-20 of a value is
 /// far below FP64's rounding of the values themselves. Device memory: 6 x 8 bytes per point and slot.
-/// Cost on an H200 (D3Q19 256^3, rho, u and u_i u_j averaged over x and z, a sample every step): +8.9 %
-/// of the FP32 step, +80 % of the 16-bit one (which loses its two-cells-a-thread kernels), against +165 %
-/// for a per-cell sample (cases/benchmarks/results/2026-12-03-h200).
+/// Cost on an H200 (D3Q19 256^3, rho, u and u_i u_j averaged over x and z, a sample every step):
+/// +8.9-9.4 % of the FP32 step, +80 % of the 16-bit one (whose odd step loses its register cap), against
+/// +165 % for a per-cell sample (cases/benchmarks/results/2026-12-03-h200).
 #include <cmath>
 #include <vector>
 

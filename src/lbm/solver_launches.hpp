@@ -134,22 +134,20 @@ template <class L, bool Odd, class T, class R, class C, class Obs = NoObserver>
 void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
                                const field::SubBox b, bool pairs, bool all_fluid, const Obs& obs = {}) {
   using backend::BoxLaunch;
-  if constexpr (std::is_same_v<T, backend::Half>) {
+  if constexpr (std::is_same_v<T, backend::Half> && !Obs::active) {  // observers see one cell at a time
     if constexpr (!Odd) {
       if (pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
         const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
           stream_collide_even_pair<L>(a.grid.at(b.ox + 2 * x2, b.oy + y, b.oz + z), 2 * x2 + 1 < b.nx, a,
-                                      collision, obs);
+                                      collision);
         };
-        if constexpr (Obs::active)  // no register cap (an observer's sums would spill under it)
-          backend::parallel_for_box<BoxLaunch::per_cell>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
-        else if constexpr (L::q == 19)
+        if constexpr (L::q == 19)
           backend::parallel_for_box<BoxLaunch::per_cell, 3>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
         else
           backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
         return;
       }
-    } else if constexpr (L::d == 2 && !Obs::active) {  // observed odd steps take one cell a thread
+    } else if constexpr (L::d == 2) {
       if (pairs) {  // two cells per thread, the x-free links as 4-byte words (stream_collide_odd_pair)
         const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
           const index_t x = b.ox + 2 * x2;

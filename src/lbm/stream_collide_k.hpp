@@ -238,24 +238,16 @@ struct alignas(4) HalfPair {
 /// 4-byte word) in 16-bit storage: per cell the update stream_collide<L, false, false> makes, with every
 /// slot of both cells read and written as one word (D3Q19: 19 loads and 19 stores of 4 bytes for two
 /// cells where one cell takes 19 of 2 bytes each way). `both` false: cell n alone (the last of a row of
-/// odd length; n + 1 is then a ghost or padding cell, read, not written). `obs` as in stream_collide:
-/// each cell's sample (a body cell's at rest) is added after the stores, two adds in every thread (the
-/// second an empty sample of cell n where n + 1 is not the pair's).
-template <class L, class R, class Collision, class Obs = NoObserver>
+/// odd length; n + 1 is then a ghost or padding cell, read, not written).
+template <class L, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide_even_pair(index_t n, bool both,
                                                   const StreamCollideArgs<backend::Half, R>& a,
-                                                  const Collision& collide, const Obs& obs = {}) {
+                                                  const Collision& collide) {
   const auto m = static_cast<std::uint32_t>(n);
   R f[L::q], g[L::q];
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     const HalfPair p = *reinterpret_cast<const HalfPair*>(slot(a, i) + m);
     f[i] = load_raw<R>(p.first), g[i] = load_raw<R>(p.second);
-  }
-  [[maybe_unused]] typename Obs::template Sample<R> sf{}, sg{};
-  if constexpr (Obs::active) {
-    const auto seen = [&](index_t c) { return (a.flags[c] & kind_mask) != fluid ? 2 : 1; };
-    sf = obs.template take<L>(f, seen(n), a);
-    if (both) sg = obs.template take<L>(g, seen(n + 1), a);
   }
   collide_cell<L, backend::Half>(f, a, collide);
   collide_cell<L, backend::Half>(g, a, collide);
@@ -266,10 +258,6 @@ EDDY_HD EDDY_INLINE void stream_collide_even_pair(index_t n, bool both,
           HalfPair{store_raw<backend::Half>(f[i]), store_raw<backend::Half>(g[i])};
     else
       *s = store_raw<backend::Half>(f[i]);
-  }
-  if constexpr (Obs::active) {
-    obs.template add<L>(n, sf);
-    obs.template add<L>(both ? n + 1 : n, sg);
   }
 }
 
