@@ -69,6 +69,7 @@ class SolverImpl final : public Solver {
         backend::copy_to_device(pop() + i * N + pz * plane, h.data() + i * plane, sizeof(T) * plane);
     }
     steps_ = 0;
+    ++state_version_;
   }
 
   /// The Taylor-Green vortex sampled on the device, cell by cell (initial_cell, as the host path); the
@@ -88,6 +89,7 @@ class SolverImpl final : public Solver {
                                     store_pop<T>(R(f[i]));
                               });
     steps_ = 0;
+    ++state_version_;
   }
 
   /// The device work of one step of kind `odd`, the boundary links' velocities at `ramp` of their
@@ -145,6 +147,7 @@ class SolverImpl final : public Solver {
       work();
     observe_ = nullptr;
     ++steps_;
+    ++state_version_;
   }
 
   void set_graphs(bool on) override { graph_.set_enabled(on); }
@@ -229,6 +232,7 @@ class SolverImpl final : public Solver {
       launch_pack_state(pop(), grid_, L::q, first, count, packed.data(), true);
     }
     steps_ = step;
+    ++state_version_;
     // Before an odd step the ghosts must hold their images' post-collision populations.
     if (next_odd() && !pattern_.peers.empty())
       exchanger_->exchange(pop(), sizeof(T), pattern_, field::Direction::forward);
@@ -287,16 +291,21 @@ class SolverImpl final : public Solver {
     out = d_out.to_host();
   }
 
-  /// The padded velocity (lbm/derived_k.hpp) of the current state with its halo filled. Its arrays (8 B
-  /// per padded cell and dimension) and the halo pattern are made at the first call.
+  /// The padded velocity (lbm/derived_k.hpp) of the current state with its halo filled, made once per
+  /// state (state_version_: the vorticity and Q of one output share it). Its arrays (8 B per padded cell
+  /// and dimension) and the halo pattern are made at the first call. Collective where it fills the halo:
+  /// every rank's state moves together.
   const double* velocity_halo() {
     if (u_halo_.size() == 0) {
       u_halo_.resize(static_cast<std::size_t>(L::d * grid_.n_padded));
       halo_pattern_ = GhostLayout<L>(setup_).cell_pattern(L::d);
     }
-    launch_padded_velocity<L>(args(), next_odd(), u_halo_.data());
-    if (!halo_pattern_.peers.empty())
-      exchanger_->exchange(u_halo_.data(), sizeof(double), halo_pattern_, field::Direction::forward);
+    if (halo_version_ != state_version_) {
+      launch_padded_velocity<L>(args(), next_odd(), u_halo_.data());
+      if (!halo_pattern_.peers.empty())
+        exchanger_->exchange(u_halo_.data(), sizeof(double), halo_pattern_, field::Direction::forward);
+      halo_version_ = state_version_;
+    }
     return u_halo_.data();
   }
 
@@ -519,6 +528,8 @@ class SolverImpl final : public Solver {
   DeviceArray<double> u_prev_;
   DeviceArray<double> u_halo_;   // the derived fields' padded velocity (velocity_halo), empty until asked
   field::Pattern halo_pattern_;  // its halo (GhostLayout::cell_pattern)
+  long state_version_ = 0;       // counts the changes of the populations (initialize, step, load_state)
+  long halo_version_ = -1;       // the state u_halo_ holds
   double wall_u_[max_flag][3] = {};
   unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
   long steps_ = 0;
