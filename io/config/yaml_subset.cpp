@@ -103,6 +103,35 @@ void check_line_structure(const std::string& text, const std::string& file_name)
       const std::size_t v = line.find_first_not_of(" \t", value_at);
       k = (v != std::string::npos && (line[v] == '[' || line[v] == '{')) ? v : line.size();
       if (v != std::string::npos && k == line.size()) {
+        // A quoted scalar ends on its line: yaml-cpp 0.7 loops forever on one over several lines followed
+        // by a ',' line (found by tests/fuzz). A quote opens one at the value's start or after ": " or
+        // "- " (a mapping or an item inside a plain scalar); '' inside '...' and \" inside "..." escape.
+        for (std::size_t p = v; p < line.size(); ++p) {
+          if (line[p] == '#' && (line[p - 1] == ' ' || line[p - 1] == '\t')) break;
+          const char q = line[p];
+          if (q != '"' && q != '\'') continue;
+          const bool opens = p == v || (p >= 2 && (line[p - 1] == ' ' || line[p - 1] == '\t') &&
+                                        (line[p - 2] == ':' || line[p - 2] == '-'));
+          if (!opens) continue;
+          std::size_t c = p + 1;
+          for (; c < line.size(); ++c) {
+            if (q == '"' && line[c] == '\\') {
+              ++c;
+            } else if (line[c] == q) {
+              if (q == '\'' && c + 1 < line.size() && line[c + 1] == '\'') {
+                ++c;
+              } else {
+                break;
+              }
+            }
+          }
+          if (c >= line.size())
+            throw InputError(file_name + ":" + std::to_string(line_no) + ":" + std::to_string(p + 1) +
+                             ": a quoted value must end on its line (close the " + std::string(1, q) + ")");
+          p = c;
+        }
+      }
+      if (v != std::string::npos && k == line.size()) {
         // No flow value: only a block-scalar indicator at the end matters.
         std::size_t b = line.find_last_not_of(" \t");
         while (b > v &&
