@@ -268,8 +268,8 @@ void check_field_variables(const RunSpec& s, const Where& w) {
 }
 
 /// output.probes: a schedule with points, each with one coordinate per dimension inside the domain
-/// [0, L] along every axis, and fields the solver writes (once each); output.spectra: solver spectral
-/// (the LBM computes no spectrum).
+/// [0, L] along every axis, and fields the solver writes (once each); output.spectra of the LBM: a
+/// periodic box, whose ranks hold whole x rows (the transforms' layout, spectral/spectrum.hpp).
 void check_series_outputs(const RunSpec& s, const Where& w) {
   const ProbesSpec& p = s.output.probes;
   const std::size_t dims = s.domain.cells.size();
@@ -297,9 +297,20 @@ void check_series_outputs(const RunSpec& s, const Where& w) {
   if (p.every.enabled() && p.fields.empty())
     w.fail("output.probes.fields", "needs at least one field, of " + join(solver_fields(s), ", "));
   check_field_names(s, "output.probes.fields", p.fields, "", w);
-  if (s.output.spectra.every.enabled() && s.solver != "spectral")
-    w.fail("output.spectra.every", "energy spectra are written by solver spectral only (solver " + s.solver +
-                                       " computes none); remove output.spectra, or use 0");
+  if (s.output.spectra.every.enabled() && s.solver == "lbm") {
+    const FaceSpec* lower[3] = {&s.boundaries.x_min, &s.boundaries.y_min, &s.boundaries.z_min};
+    for (std::size_t a = 0; a < dims; ++a)
+      if (lower[a]->type != "periodic")
+        w.fail("output.spectra.every", std::string("the LBM writes energy spectra of a periodic box, but ") +
+                                           "boundaries." + "xyz"[a] + "_min.type is " + lower[a]->type +
+                                           "; make every direction periodic, or remove output.spectra");
+    if (!s.parallel.ranks.empty() && s.parallel.ranks[0] != 1)
+      w.fail(
+          "parallel.ranks",
+          "output.spectra transforms the LBM velocity where the ranks hold it, in whole x rows: give [1, " +
+              std::string(dims == 3 ? "P1, P2]" : "P]") +
+              " (or leave parallel.ranks out), or remove output.spectra");
+  }
 }
 
 /// output.statistics: a schedule, fields the solver accumulates (once each), directions to average over

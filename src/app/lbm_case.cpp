@@ -5,11 +5,14 @@
 #include <cstdio>
 
 #include "app/geometry_case.hpp"
+#include "app/spectral_case.hpp"
+#include "backend/backend.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "field/taylor_green.hpp"
 #include "io/config/config.hpp"
 #include "parallel/halo.hpp"
+#include "parallel/transpose.hpp"
 
 namespace eddy::app {
 using log::cat;
@@ -93,7 +96,13 @@ LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
                            " along x and ", dxd, " along ", "xyz"[d],
                            "; make cells proportional to the edge lengths"));
   }
-  c.decomposition = parallel::Decomposition::make(dims, cells, spec.parallel.ranks, size, rank);
+  // output.spectra transforms the velocity where the ranks hold it: the blocks of the spectral solver's
+  // transforms (whole x rows, VelocitySpectrum), chosen as it chooses them where parallel.ranks is left out.
+  const std::vector<long> ranks =
+      spec.output.spectra.every.enabled() && size > 1
+          ? transform_process_grid(spec, dims, cells, size, "output.spectra (the transforms of the velocity)")
+          : spec.parallel.ranks;
+  c.decomposition = parallel::Decomposition::make(dims, cells, ranks, size, rank);
   const parallel::Box& mine = c.decomposition.mine();
   lbm::Setup& s = c.setup;
   s.dims = dims;
@@ -167,6 +176,50 @@ void initialize(lbm::Solver& solver, const config::RunSpec& spec, const LbmCase&
     solver.initialize(taylor_green_cells(spec, c));  // sampled on the device
   else
     solver.initialize(initial_condition(spec, c));
+}
+
+namespace {
+
+/// This rank's block of the transforms of `c`'s box (spectral/grid.hpp: whole x rows; 3D y over P1 and z
+/// over P2, 2D y over P).
+io::Block transform_block(const spectral::Grid& g, const io::Block& b) {
+  io::Block t = b;
+  const bool three = g.dims == 3;
+  t.offset = {0, three ? g.y0 : g.a0, three ? g.a0 : 0};
+  t.extent = {g.n[0], three ? g.ny_local : g.na_local, three ? g.na_local : 1};
+  return t;
+}
+
+}  // namespace
+
+bool LbmSpectrum::fits(const LbmCase& c) {
+  for (std::size_t f = 0; f < 2 * static_cast<std::size_t>(c.setup.dims); ++f)
+    if (c.setup.faces[f] != lbm::FaceKind::periodic) return false;
+  return c.decomposition.ranks[0] == 1;
+}
+
+LbmSpectrum::LbmSpectrum(const config::RunSpec& spec, const LbmCase& c, const parallel::Comm& comm)
+    : cells_(c.block.local_cells()), dims_(c.setup.dims), velocity_unit_(c.units.dx / c.units.dt) {
+  if (!fits(c)) throw Error("output.spectra: the LBM's blocks are not the transforms' (make_lbm_case)");
+  const int p1 = dims_ == 3 ? static_cast<int>(c.decomposition.ranks[1]) : 1;
+  exchange_ = parallel::make_transpose_exchange(spec.parallel.comm, comm, p1);
+  Real3 length{1.0, 1.0, 1.0};
+  for (std::size_t a = 0; a < static_cast<std::size_t>(dims_); ++a)
+    length[a] = c.units.dx * static_cast<double>(c.block.global[a]);
+  spectrum_ = std::make_unique<spectral::VelocitySpectrum>(dims_, c.block.global, length, *exchange_);
+  const io::Block t = transform_block(spectrum_->grid(), c.block);
+  if (t.offset != c.block.offset || t.extent != c.block.extent)
+    throw Error(cat("output.spectra: rank ", comm.rank(), " holds the box from (", c.block.offset[0], ", ",
+                    c.block.offset[1], ", ", c.block.offset[2], ") but the transforms want it from (",
+                    t.offset[0], ", ", t.offset[1], ", ", t.offset[2], ")"));
+}
+
+LbmSpectrum::~LbmSpectrum() = default;
+
+spectral::Spectrum LbmSpectrum::compute(const lbm::Solver& solver) {
+  backend::DeviceArray<double> vel(static_cast<std::size_t>(dims_ * cells_));
+  solver.add_moments({vel.data(), cells_, field::MomentLayout{dims_, false, true, false, 0}});
+  return spectrum_->compute(vel.data(), cells_, velocity_unit_);
 }
 
 }  // namespace eddy::app

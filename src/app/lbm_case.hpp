@@ -9,6 +9,7 @@
 #include "lbm/units.hpp"
 #include "parallel/comm.hpp"
 #include "parallel/decomposition.hpp"
+#include "spectral/spectrum.hpp"
 
 namespace eddy::app {
 
@@ -35,6 +36,27 @@ void check_lbm_rules(const config::RunSpec& spec);
 LbmCase make_lbm_case(const config::RunSpec& spec, const parallel::Comm& comm);
 /// The same for rank `rank` of `size`, without MPI and without an exchanger (eddy plan).
 LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank);
+
+/// The LBM's energy spectra (output.spectra, spectral/spectrum.hpp) on the blocks of a case: the
+/// transforms' exchange (parallel.comm) and plans. The blocks must be the transforms' (make_lbm_case
+/// decomposes so with output.spectra; Error otherwise). Collective, as compute() is.
+class LbmSpectrum {
+ public:
+  LbmSpectrum(const config::RunSpec& spec, const LbmCase& c, const parallel::Comm& comm);
+  ~LbmSpectrum();
+  /// The spectrum of the velocity [m/s] the field files would hold: one sample of the solver's velocity
+  /// sums (Solver::add_moments, bitwise its field values) on the device, transformed there.
+  spectral::Spectrum compute(const lbm::Solver& solver);
+  /// Whether the blocks of `c` are the transforms' (a periodic box whose ranks hold whole x rows).
+  static bool fits(const LbmCase& c);
+
+ private:
+  std::unique_ptr<field::TransposeExchange> exchange_;
+  std::unique_ptr<spectral::VelocitySpectrum> spectrum_;
+  index_t cells_ = 0;
+  int dims_ = 3;
+  double velocity_unit_ = 1.0;
+};
 
 /// The configured initial condition in lattice units, per interior cell.
 lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c);

@@ -105,6 +105,7 @@ class LbmModel final : public Model {
     if (!c.setup.bodies.empty() && geo.reference_velocity > 0)
       coefficient_unit_ = 2.0 / (u_.density * geo.reference_velocity * geo.reference_velocity *
                                  (dims == 2 ? geo.reference_length : geo.reference_area));
+    if (spec.output.spectra.every.enabled()) spectrum_ = std::make_unique<LbmSpectrum>(spec, c, comm);
   }
 
   void step() override { solver_.step(); }
@@ -128,6 +129,15 @@ class LbmModel final : public Model {
         f.push_back({d.name, v.data(), d.components == 1 ? 0 : d.components, d.units});
       }
     return f;
+  }
+
+  /// output.spectra: the energy spectrum of the velocity (spectral/spectrum.hpp: every mode of the
+  /// periodic box, the spectral solver's shells), from the velocity sums of one sample (add_moments: the
+  /// velocity fields() gives, bitwise) on the device; only the shells come to the host.
+  std::vector<GlobalData> globals() override {
+    if (!spectrum_) return {};
+    spectral::Spectrum sp = spectrum_->compute(solver_);
+    return {{"wavenumber", std::move(sp.k), "1/m"}, {"energy_spectrum", std::move(sp.energy), "m^3/s^2"}};
   }
 
   std::vector<ProbeField> probe_fields() const override {
@@ -317,6 +327,7 @@ class LbmModel final : public Model {
   double force_unit_ = 0.0, coefficient_unit_ = 0.0;
   lbm::Stats stats_;
   std::vector<double> rho_, vel_, density_, pressure_, vort_, q_;
+  std::unique_ptr<LbmSpectrum> spectrum_;
 };
 
 const std::vector<std::string> coefficient_columns{"drag_coefficient", "lift_coefficient"};

@@ -1,6 +1,7 @@
 #pragma once
 /// The spectral case a RunSpec describes: the solver setup, its slab decomposition, the initial condition
 /// and the time step (shared by `eddy run`, `eddy bench` and `eddy optimize`).
+#include <string>
 #include <vector>
 
 #include "core/types.hpp"
@@ -32,6 +33,17 @@ void check_spectral_rules(const config::RunSpec& spec);
 SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Comm& comm);
 /// The same for rank `rank` of `size`, without MPI (eddy plan); parallel.autotune is not applied.
 SpectralCase make_spectral_case(const config::RunSpec& spec, int size, int rank);
+
+/// The process grid [1, P1, P2] of P ranks on a periodic box of `cells` (parallel.ranks; x is never split)
+/// for the distributed transforms (spectral/slab_fft.hpp) of the spectral solver or of the LBM's energy
+/// spectra (`who`, named by the messages). Slab (P1 = 1): planes of the slowest direction (z in 3D, y in
+/// 2D) in physical space; in wave-number space rows of ky (3D) or kx = 0..nx/2 (2D). Pencil (3D, P1 > 1):
+/// physical x-pencils (y over P1, z over P2), spectral z-pencils (kx over P1, ky over P2). Uneven splits
+/// are fine; every rank needs a part of every split direction. Left out: slab while the ranks fit
+/// (P <= nz and P <= ny), else the pencil grid with the most ranks P2 along z that fit and divide P.
+/// InputError names parallel.ranks or domain.cells.
+std::vector<long> transform_process_grid(const config::RunSpec& spec, int dims, const Int3& cells, int P,
+                                         const std::string& who);
 
 /// The spectral state as a block of the global array [a][b][c] (x = c fastest, y = b, z = a): checkpoints
 /// store it so, and any rank count reads its own rows back.

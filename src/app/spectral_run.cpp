@@ -130,47 +130,6 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, const parallel::Com
 
 namespace {
 
-/// The process grid [1, P1, P2] of P ranks on the box of `s` (parallel.ranks; x is never split). Slab
-/// (P1 = 1): planes of the slowest direction (z in 3D, y in 2D) in physical space; in wave-number space
-/// rows of ky (3D) or kx = 0..nx/2 (2D). Pencil (3D, P1 > 1): physical x-pencils (y over P1, z over P2),
-/// spectral z-pencils (kx over P1, ky over P2). Uneven splits are fine; every rank needs a part of every
-/// split direction. Left out: slab while the ranks fit (P <= nz and P <= ny), else the pencil grid with
-/// the most ranks P2 along z that fit and divide P.
-std::vector<long> process_grid(const config::RunSpec& spec, const spectral::Setup& s, int P) {
-  const index_t rows = s.dims == 3 ? s.cells[1] : s.cells[0] / 2 + 1;
-  std::vector<long> grid_ranks = s.dims == 3 ? std::vector<long>{1, 1, P} : std::vector<long>{1, P};
-  if (!spec.parallel.ranks.empty()) {
-    grid_ranks = spec.parallel.ranks;
-    if (grid_ranks.size() != static_cast<std::size_t>(s.dims) || grid_ranks[0] != 1 ||
-        (s.dims == 2 && grid_ranks[1] != P))
-      throw InputError(cat("parallel.ranks: the spectral solver never splits x",
-                           s.dims == 3 ? cat(", so it takes [1, P1, P2] with P1 P2 = ", P,
-                                             " ranks (P1 = 1: slabs along z; P1 > 1: pencils)")
-                                       : cat("; in 2D it decomposes into slabs along y: [1, ", P, "]"),
-                           " or left out"));
-  } else if (s.dims == 3 && (P > s.cells[2] || P > rows)) {
-    for (long p2 = std::min<long>(P, std::min(s.cells[2], rows)); p2 >= 1; --p2)
-      if (P % p2 == 0) {
-        grid_ranks = {1, P / p2, p2};
-        break;
-      }
-  }
-  const long p1 = s.dims == 3 ? grid_ranks[1] : 1;
-  const long p2 = grid_ranks.back();
-  if (p2 > rows)
-    throw InputError(cat("domain.cells: the transposed layout splits the ",
-                         s.dims == 3 ? "ny = " : "nx/2+1 = ", rows, s.dims == 3 ? " ky-rows" : " kx-columns",
-                         " of wave-number space over ", p2,
-                         " ranks (each rank needs at least one); use at most ", rows, " ranks",
-                         s.dims == 3 ? " along z (parallel.ranks [1, P1, P2]: P2)" : "",
-                         " or more cells along ", s.dims == 3 ? "y" : "x"));
-  if (p1 > s.cells[0] / 2 + 1)
-    throw InputError(cat("parallel.ranks: the pencils split the nx/2+1 = ", s.cells[0] / 2 + 1,
-                         " kx-columns of wave-number space over P1 = ", p1,
-                         " ranks (each rank needs at least one); use a smaller P1 or more cells along x"));
-  return grid_ranks;
-}
-
 /// The solver's physics and numerics from the config (the choices as enumerators, the viscosity, the
 /// forcing).
 void set_physics(const config::RunSpec& spec, spectral::Setup& s) {
@@ -198,6 +157,41 @@ void set_physics(const config::RunSpec& spec, spectral::Setup& s) {
 
 }  // namespace
 
+std::vector<long> transform_process_grid(const config::RunSpec& spec, int dims, const Int3& cells, int P,
+                                         const std::string& who) {
+  const index_t rows = dims == 3 ? cells[1] : cells[0] / 2 + 1;
+  std::vector<long> grid_ranks = dims == 3 ? std::vector<long>{1, 1, P} : std::vector<long>{1, P};
+  if (!spec.parallel.ranks.empty()) {
+    grid_ranks = spec.parallel.ranks;
+    if (grid_ranks.size() != static_cast<std::size_t>(dims) || grid_ranks[0] != 1 ||
+        (dims == 2 && grid_ranks[1] != P))
+      throw InputError(cat("parallel.ranks: ", who, " never splits x",
+                           dims == 3 ? cat(", so it takes [1, P1, P2] with P1 P2 = ", P,
+                                           " ranks (P1 = 1: slabs along z; P1 > 1: pencils)")
+                                     : cat("; in 2D it decomposes into slabs along y: [1, ", P, "]"),
+                           " or left out"));
+  } else if (dims == 3 && (P > cells[2] || P > rows)) {
+    for (long p2 = std::min<long>(P, std::min(cells[2], rows)); p2 >= 1; --p2)
+      if (P % p2 == 0) {
+        grid_ranks = {1, P / p2, p2};
+        break;
+      }
+  }
+  const long p1 = dims == 3 ? grid_ranks[1] : 1;
+  const long p2 = grid_ranks.back();
+  if (p2 > rows)
+    throw InputError(cat("domain.cells: the transposed layout splits the ", dims == 3 ? "ny = " : "nx/2+1 = ",
+                         rows, dims == 3 ? " ky-rows" : " kx-columns", " of wave-number space over ", p2,
+                         " ranks (each rank needs at least one); use at most ", rows, " ranks",
+                         dims == 3 ? " along z (parallel.ranks [1, P1, P2]: P2)" : "",
+                         " or more cells along ", dims == 3 ? "y" : "x"));
+  if (p1 > cells[0] / 2 + 1)
+    throw InputError(cat("parallel.ranks: the pencils split the nx/2+1 = ", cells[0] / 2 + 1,
+                         " kx-columns of wave-number space over P1 = ", p1,
+                         " ranks (each rank needs at least one); use a smaller P1 or more cells along x"));
+  return grid_ranks;
+}
+
 SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
   SpectralCase c;
   spectral::Setup& s = c.setup;
@@ -212,7 +206,8 @@ SpectralCase make_spectral_case(const config::RunSpec& spec, int P, int rank) {
                            "]: the spectral solver needs at least 2 points per direction, got ", s.cells[k]));
   }
   if (s.dims == 2) s.cells[2] = 1;
-  const std::vector<long> grid_ranks = process_grid(spec, s, P);
+  const std::vector<long> grid_ranks =
+      transform_process_grid(spec, s.dims, s.cells, P, "the spectral solver");
   c.p1 = s.dims == 3 ? static_cast<int>(grid_ranks[1]) : 1;
   c.slabs = parallel::Decomposition::make(s.dims, s.cells, grid_ranks, P,
                                           rank);  // InputError: more ranks than planes

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "spectral/initial_k.hpp"
 #include "spectral/slab_fft.hpp"
+#include "spectral/spectrum_k.hpp"
 #include "spectral/stepper_k.hpp"
 
 namespace eddy::spectral {
@@ -232,33 +233,14 @@ double reduce_band_energy(const Grid& g, const Complex<T>* s, index_t cs, const 
       [=] EDDY_DEVICE(index_t m) { return band_energy(Mode<T>::at(g, m), g.dims, s, m, cs, f); }, SumOp{});
 }
 
-/// Lanes of the spectrum's shell sums: enough to fill a GPU (16384), and no more than keep the lanes'
-/// partial sums (lanes x shells doubles) within the size of one field of this rank's modes.
-inline index_t spectrum_lanes(index_t modes, index_t shells) {
-  return std::max<index_t>(1, std::min<index_t>(16384, modes / std::max<index_t>(shells, 1)));
-}
-
-/// Shell sums of the energy without atomics, reproducibly: lane l sums the modes l, l + lanes, .. into its
-/// own column of part[shell][lane] (coalesced on GPUs), then each shell adds its lanes in order.
+/// The energy of local mode m of the state (navier_stokes_k.hpp: mode_energy), for the shell sums.
 template <class T>
-void launch_spectrum(const Grid& g, const Complex<T>* s, index_t cs, double dk, index_t lanes, index_t shells,
-                     double* part, double* out) {
-  const index_t modes = g.modes();
-  backend::parallel_for("spectral::spectrum_lanes", lanes, [=] EDDY_DEVICE(index_t l) {
-    for (index_t j = 0; j < shells; ++j) part[j * lanes + l] = 0.0;
-    for (index_t m = l; m < modes; m += lanes) {
-      const Mode<T> md = Mode<T>::at(g, m);
-      const double kx = g.kf[0] * double(md.ix), ky = g.kf[1] * double(md.iy), kz = g.kf[2] * double(md.iz);
-      const auto j = static_cast<index_t>(std::sqrt(kx * kx + ky * ky + kz * kz) / dk + 0.5);
-      if (j < shells) part[j * lanes + l] += mode_energy(md, g.dims, s, m, cs);
-    }
-  });
-  backend::parallel_for("spectral::spectrum_shells", shells, [=] EDDY_DEVICE(index_t j) {
-    double e = 0.0;
-    for (index_t l = 0; l < lanes; ++l) e += part[j * lanes + l];
-    out[j] = e / dk;
-  });
-}
+struct StateEnergy {
+  const Complex<T>* s;
+  index_t cs;
+  int dims;
+  EDDY_HD double operator()(const Mode<T>& md, index_t m) const { return mode_energy(md, dims, s, m, cs); }
+};
 
 /// Entries of the velocity gradient A_ij = du_i/dx_j (3D): for t < n, field t of `out` is i k_j u_i for the
 /// pair (i[t], j[t]) (zero outside the mask, where u is).
@@ -501,22 +483,7 @@ class SolverImpl final : public Solver {
   }
 
   Spectrum spectrum() override {
-    Spectrum sp;
-    sp.dk = grid_.kf[0];
-    double kk = 0;
-    for (int d = 0; d < grid_.dims; ++d) {
-      sp.dk = std::min(sp.dk, grid_.kf[d]);
-      const double kd = grid_.kf[d] * double(grid_.n[d] / 2);
-      kk += kd * kd;
-    }
-    const auto shells = static_cast<index_t>(std::sqrt(kk) / sp.dk + 0.5) + 1;
-    const index_t lanes = spectrum_lanes(grid_.modes(), shells);
-    DeviceArray<double> part(static_cast<std::size_t>(lanes * shells)), out(static_cast<std::size_t>(shells));
-    launch_spectrum(grid_, u_.data(), cs_, sp.dk, lanes, shells, part.data(), out.data());
-    sp.energy = out.to_host();
-    ex_.sum(sp.energy.data(), static_cast<int>(shells));
-    for (index_t j = 0; j < shells; ++j) sp.k.push_back(double(j) * sp.dk);
-    return sp;
+    return shell_spectrum<T>(grid_, StateEnergy<T>{u_.data(), cs_, grid_.dims}, ex_);
   }
 
   GradientMoments gradient_moments() override {

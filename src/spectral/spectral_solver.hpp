@@ -21,6 +21,7 @@
 #include "spectral/forcing_k.hpp"
 #include "spectral/grid.hpp"
 #include "spectral/initial_k.hpp"
+#include "spectral/spectrum.hpp"
 
 namespace eddy::spectral {
 
@@ -63,15 +64,6 @@ struct Stats {
   double band_energy = 0.0;  ///< kinetic energy of the modes in the forced band (band_limited) [m^2/s^2]
   /// CFL number dt sum_i max|u_i| / dx_i for time step dt.
   double cfl(double dt, const Real3& dx) const;
-};
-
-/// The shell-averaged energy spectrum: shell j holds the modes with j - 1/2 <= |k| / dk < j + 1/2, dk the
-/// smallest fundamental wave number; E(k_j) = (energy of the shell) / dk, so sum_j E(k_j) dk is the
-/// kinetic energy exactly (Parseval).
-struct Spectrum {
-  double dk = 1.0;             ///< shell width [1/m]
-  std::vector<double> k;       ///< shell wave numbers j dk [1/m]
-  std::vector<double> energy;  ///< E(k) [m^3/s^2]
 };
 
 /// Moments of the longitudinal velocity derivatives du_i/dx_i (3D), volume averages.

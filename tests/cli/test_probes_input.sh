@@ -35,7 +35,7 @@ bad_run no_schedule '  probes: {points: [[0.5, 0.5]]}' \
 bad_run not_a_point '  probes: {every: 1, points: [0.5, 0.5]}' \
   'output.probes.points\[0\]: expected a list of numbers'
 bad_run spectra '  spectra: {every: 10}' \
-  'output.spectra.every: energy spectra are written by solver spectral only \(solver lbm computes none\)'
+  'output.spectra.every: the LBM writes energy spectra of a periodic box, but boundaries.x_min.type is wall; make every direction periodic, or remove output.spectra'
 # A time schedule shorter than a step (dt = 3.125e-3 s).
 expect 2 "output.probes.every: 0.001t is shorter than one time step" short.log -- run cav.yaml --out out_short \
   --set output.probes.every=0.001t --set "output.probes.points=[[0.5, 0.5]]"

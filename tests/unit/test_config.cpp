@@ -667,7 +667,15 @@ TEST(Config, ProbesAndSpectra) {
                {"output.probes.points=[1, 2]"});
   expect_error(kMinimal, {"output.probes.fields", "expected a list of names, each one of velocity"},
                {"output.probes.fields=velocity"});
-  expect_error(kMinimal, {"output.spectra.every", "solver spectral only"}, {"output.spectra.every=10"});
+  expect_error(kMinimal,
+               {"output.spectra.every", "the LBM writes energy spectra of a periodic box",
+                "boundaries.x_min.type is wall"},
+               {"output.spectra.every=10"});
+  expect_error(
+      kMinimal,
+      {"parallel.ranks", "output.spectra transforms the LBM velocity where the ranks hold it", "give [1, P]"},
+      {"output.spectra.every=10", "parallel.ranks=[2, 1]", "boundaries.x_min.type=periodic",
+       "boundaries.x_max.type=periodic", "boundaries.y_min.type=periodic", "boundaries.y_max.type=periodic"});
   EXPECT_EQ(
       error_of(kMinimal, {"solver=spectral", "output.spectra.every=10", "output.probes.every=2",
                           "output.probes.points=[[0.5, 0.5]]", "output.probes.fields=[velocity, vorticity]"}),
