@@ -199,7 +199,7 @@ bool LbmSpectrum::fits(const LbmCase& c) {
 }
 
 LbmSpectrum::LbmSpectrum(const config::RunSpec& spec, const LbmCase& c, const parallel::Comm& comm)
-    : cells_(c.block.local_cells()), dims_(c.setup.dims), velocity_unit_(c.units.dx / c.units.dt) {
+    : dims_(c.setup.dims), velocity_unit_(c.units.dx / c.units.dt) {
   if (!fits(c)) throw Error("output.spectra: the LBM's blocks are not the transforms' (make_lbm_case)");
   const int p1 = dims_ == 3 ? static_cast<int>(c.decomposition.ranks[1]) : 1;
   exchange_ = parallel::make_transpose_exchange(spec.parallel.comm, comm, p1);
@@ -217,9 +217,12 @@ LbmSpectrum::LbmSpectrum(const config::RunSpec& spec, const LbmCase& c, const pa
 LbmSpectrum::~LbmSpectrum() = default;
 
 spectral::Spectrum LbmSpectrum::compute(const lbm::Solver& solver) {
-  backend::DeviceArray<double> vel(static_cast<std::size_t>(dims_ * cells_));
-  solver.add_moments({vel.data(), cells_, field::MomentLayout{dims_, false, true, false, 0}});
-  return spectrum_->compute(vel.data(), cells_, velocity_unit_);
+  // The sums' arrays the transforms' stride apart (>= the block's cells; the solver adds its cells only),
+  // so that they are transformed where they are.
+  const index_t stride = spectrum_->stride();
+  backend::DeviceArray<double> vel(static_cast<std::size_t>(dims_ * stride));
+  solver.add_moments({vel.data(), stride, field::MomentLayout{dims_, false, true, false, 0}});
+  return spectrum_->compute(vel.data(), stride, velocity_unit_);
 }
 
 }  // namespace eddy::app

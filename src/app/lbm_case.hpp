@@ -53,7 +53,6 @@ class LbmSpectrum {
  private:
   std::unique_ptr<field::TransposeExchange> exchange_;
   std::unique_ptr<spectral::VelocitySpectrum> spectrum_;
-  index_t cells_ = 0;
   int dims_ = 3;
   double velocity_unit_ = 1.0;
 };

@@ -27,15 +27,17 @@ namespace {
 
 using C = backend::Complex<double>;
 
-/// |u_hat|^2 / 2 of the `comps` velocity components of local mode m, with its Hermitian weight.
+/// |u_hat|^2 / 2 of the `comps` velocity components of local mode m, with its Hermitian weight, times
+/// `factor` (the square of the transforms' scale).
 struct VelocityEnergy {
   const C* s;
   index_t cs;
   int comps;
+  double factor;
   EDDY_HD double operator()(const Mode<double>& md, index_t m) const {
     double e = 0.0;
     for (int c = 0; c < comps; ++c) e += backend::norm2(s[m + c * cs]);
-    return 0.5 * double(md.weight) * e;
+    return 0.5 * double(md.weight) * factor * e;
   }
 };
 
@@ -57,25 +59,31 @@ Spectrum VelocitySpectrum::compute(const double* u, index_t stride, double scale
   SlabFft<double>& fft = impl_->fft;
   const int comps = grid_.dims;
   const index_t rs = fft.real_stride(), cs = fft.complex_stride(), points = grid_.points();
-  backend::DeviceArray<double> phys(static_cast<std::size_t>(comps * rs));
   backend::DeviceArray<C> spec(static_cast<std::size_t>(comps * cs));
-  // The transforms are unnormalised: scale / N gives the Fourier coefficients of the velocity.
-  const double s = scale / double(grid_.total_points());
-  double* p = phys.data();
-  backend::parallel_for("spectral::velocity_spectrum_copy", points * comps, [=] EDDY_DEVICE(index_t i) {
-    const index_t c = i / points, x = i - c * points;
-    p[c * rs + x] = s * u[c * stride + x];
-  });
-  fft.forward(phys.data(), spec.data(), comps);
-  return shell_spectrum<double>(grid_, VelocityEnergy{spec.data(), cs, comps}, impl_->exchange);
+  // The forward transform reads the fields real_stride() apart: `u` itself where its stride is that (the
+  // transform leaves its input alone), else a copy.
+  backend::DeviceArray<double> copy;
+  if (stride != rs) {
+    copy.resize(static_cast<std::size_t>(comps * rs));
+    double* p = copy.data();
+    backend::parallel_for("spectral::velocity_spectrum_copy", points * comps, [=] EDDY_DEVICE(index_t i) {
+      const index_t c = i / points, x = i - c * points;
+      p[c * rs + x] = u[c * stride + x];
+    });
+  }
+  fft.forward(stride != rs ? copy.data() : u, spec.data(), comps);
+  // The transforms are unnormalised: scale / N times them are the velocity's Fourier coefficients.
+  const double f = scale / double(grid_.total_points());
+  return shell_spectrum<double>(grid_, VelocityEnergy{spec.data(), cs, comps, f * f}, impl_->exchange);
 }
+
+index_t VelocitySpectrum::stride() const { return impl_->fft.real_stride(); }
 
 std::size_t VelocitySpectrum::bytes_held() const { return impl_->fft.bytes(); }
 
 std::size_t VelocitySpectrum::bytes_per_call() const {
-  const auto n = static_cast<std::size_t>(grid_.dims);
-  return n * (static_cast<std::size_t>(impl_->fft.real_stride()) * sizeof(double) +
-              static_cast<std::size_t>(impl_->fft.complex_stride()) * sizeof(C));
+  return static_cast<std::size_t>(grid_.dims) * static_cast<std::size_t>(impl_->fft.complex_stride()) *
+         sizeof(C);
 }
 
 }  // namespace eddy::spectral

@@ -28,8 +28,8 @@ Spectrum spectrum_shells(const Grid& g);
 /// on the device: on P ranks the velocity must be laid out as the spectral solver's physical blocks
 /// (grid(): whole x rows; 3D z split over P2 and y over P1, 2D y over P), as a decomposition [1, P1, P2]
 /// (3D) or [1, P] (2D) of parallel/decomposition.hpp gives them. Owns the transforms' plans and work areas
-/// (slab_fft.hpp); the physical and spectral arrays (dims fields each) are allocated for each compute()
-/// and freed after it. Collective over the ranks of the exchange.
+/// (slab_fft.hpp); the spectral array (dims fields) is allocated for each compute() and freed after it.
+/// Collective over the ranks of the exchange.
 class VelocitySpectrum {
  public:
   VelocitySpectrum(int dims, const Int3& cells, const Real3& length, field::TransposeExchange& exchange);
@@ -37,9 +37,13 @@ class VelocitySpectrum {
   /// This rank's block: its physical points are grid().points(), from (0, y0, a0) (3D) or (0, a0) (2D).
   const Grid& grid() const { return grid_; }
   /// The spectrum of `scale` x the velocity `u`: dims device arrays of grid().points() values (x fastest
-  /// over the block), `stride` elements apart.
+  /// over the block), `stride` elements apart; with stride() they are transformed where they are, else
+  /// copied first (dims fields more while the call runs).
   Spectrum compute(const double* u, index_t stride, double scale);
-  /// Device memory held between calls (plans, work areas) and that a call adds while it runs, bytes.
+  /// The component stride that compute() transforms without a copy (slab_fft.hpp: real_stride()).
+  index_t stride() const;
+  /// Device memory held between calls (plans, work areas) and that a call adds while it runs (the
+  /// transforms' output; and the copy, when the stride is not stride()), bytes.
   std::size_t bytes_held() const;
   std::size_t bytes_per_call() const;
 
