@@ -23,8 +23,10 @@ HERE = Path(__file__).resolve().parent
 @pytest.fixture(scope="module")
 def display():
     """An X server of this file's own: Xvfb on the first free display, which it names once it
-    accepts connections (-displayfd), so that no two tests race for a display number."""
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+    accepts connections (-displayfd), so that no two tests race for a display number. -noreset: by
+    default the server resets when its last client leaves, and a pvpython connecting during the reset
+    was refused ("bad X server connection", one run in CI)."""
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-noreset", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     number = xvfb.stdout.readline().strip()
     assert number, "Xvfb did not start"
