@@ -3,6 +3,7 @@
 
     /usr/bin/python3 scripts/eddy_post.py cavity   OUTDIR [--ghia FILE] [--re N]
     /usr/bin/python3 scripts/eddy_post.py spectrum FILE.h5
+    /usr/bin/python3 scripts/eddy_post.py spectra  OUTDIR|spectra.h5 [--curves 8]
     /usr/bin/python3 scripts/eddy_post.py tgv      OUTDIR [--reference FILE] [--from-energy]
     /usr/bin/python3 scripts/eddy_post.py slice    FILE.h5 [--field velocity] [--component x|y|z|magnitude]
                                                   [--axis x|y|z] [--index K]
@@ -53,6 +54,13 @@ def parser():
     s.add_argument("file", help="a field file (periodic box, 2D or 3D)")
     s.add_argument("-o", "--output", help="output stem (default <run>/post/<file>_spectrum)")
     s.set_defaults(module="spectrum")
+
+    sp = sub.add_parser("spectra", help="energy spectra over time (spectra.h5, output.spectra) and their "
+                        "kinetic energy, peak and integral scale per row")
+    sp.add_argument("run", help="output directory of a run with output.spectra, or its spectra.h5")
+    sp.add_argument("--curves", type=int, default=8, help="spectra drawn, spread over the rows (default %(default)s)")
+    sp.add_argument("-o", "--output", help="output stem: STEM.png, STEM.csv (default OUTDIR/post/spectra)")
+    sp.set_defaults(module="spectra")
 
     t = sub.add_parser("tgv", help="Taylor-Green dissipation rate against a reference curve")
     t.add_argument("outdir", help="output directory of a Taylor-Green run")

@@ -460,6 +460,27 @@ def test_spectrum_prefers_the_spectral_runs_dataset(eddy, tmp_path):
     assert np.allclose(e, e_file, rtol=0, atol=1e-12 * e.max())
 
 
+def test_spectra_over_time_of_an_lbm_run(eddy, tmp_path):
+    """`spectra RUN` of a 3D LBM run with output.spectra: a PNG, and a CSV row per spectra.h5 row whose
+    kinetic energy is sum E dk of that row (to 1e-12) and whose integral scale of the Taylor-Green
+    vortex, all energy at |k| = sqrt(3) (shell 2), is (pi / 2) / 2 at t = 0; a missing file is exit 2."""
+    out = run_eddy(eddy, tmp_path / "tgv", "taylor_green/tgv3d_lbm.yaml", "domain.cells=[16,16,16]",
+                   "run.end_time=0", "run.steps=20", "output.spectra.every=5", "output.fields.at_end=false",
+                   "validation.reference=none")
+    r = post("spectra", out)
+    assert "5 rows of 15 shells (3D" in r.stdout, r.stdout
+    assert_png(out / "post" / "spectra.png")
+    with h5py.File(out / "spectra.h5", "r") as f:
+        e, steps = f["energy_spectrum"][()], f["step"][()]
+    with open(out / "post" / "spectra.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(x["step"]) for x in rows] == list(steps) == [0, 5, 10, 15, 20]
+    for x, row in zip(rows, e):
+        assert abs(float(x["kinetic_energy"]) - row.sum()) <= 1e-12 * row.sum()
+    assert abs(float(rows[0]["integral_length"]) - np.pi / 4) < 1e-12
+    post("spectra", tmp_path, expect=2)
+
+
 # ------------------------------------------------------------------------------------------ bench
 def bench_lbm(name, mlups, fraction, precision="fp32", **extra):
     r = {"name": name, "date": "2026-11-30T00:00:00Z", "git_commit": "abc1234", "overrides": [],
