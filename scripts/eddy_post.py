@@ -4,6 +4,7 @@
     /usr/bin/python3 scripts/eddy_post.py cavity   OUTDIR [--ghia FILE] [--re N]
     /usr/bin/python3 scripts/eddy_post.py spectrum FILE.h5
     /usr/bin/python3 scripts/eddy_post.py spectra  OUTDIR|spectra.h5 [--curves 8]
+    /usr/bin/python3 scripts/eddy_post.py channel  OUTDIR
     /usr/bin/python3 scripts/eddy_post.py tgv      OUTDIR [--reference FILE] [--from-energy]
     /usr/bin/python3 scripts/eddy_post.py slice    FILE.h5 [--field velocity] [--component x|y|z|magnitude]
                                                   [--axis x|y|z] [--index K]
@@ -61,6 +62,12 @@ def parser():
     sp.add_argument("--curves", type=int, default=8, help="spectra drawn, spread over the rows (default %(default)s)")
     sp.add_argument("-o", "--output", help="output stem: STEM.png, STEM.csv (default OUTDIR/post/spectra)")
     sp.set_defaults(module="spectra")
+
+    ch = sub.add_parser("channel", help="the plane channel's statistics in wall units against the DNS of "
+                        "Moser, Kim & Mansour (Re_tau 180)")
+    ch.add_argument("run", help="output directory of a channel run with output.statistics over x and z")
+    ch.add_argument("-o", "--output", help="output stem: STEM.png, STEM.csv (default OUTDIR/post/channel)")
+    ch.set_defaults(module="channel")
 
     t = sub.add_parser("tgv", help="Taylor-Green dissipation rate against a reference curve")
     t.add_argument("outdir", help="output directory of a Taylor-Green run")

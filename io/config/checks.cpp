@@ -460,8 +460,18 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
   }
   check_boundaries(s, w);
   if (s.solver == "lbm") check_open_faces(s, w);
-  if (s.solver != "lbm" && s.initial.type == "inflow")
-    w.fail("initial.type", "'inflow' is available with solver lbm only");
+  if (s.solver != "lbm" && (s.initial.type == "inflow" || s.initial.type == "channel"))
+    w.fail("initial.type", "'" + s.initial.type + "' is available with solver lbm only");
+  if (s.solver == "lbm" && s.initial.type == "channel" &&
+      (s.dimensions() != 3 || s.boundaries.y_min.type != "wall" || s.boundaries.y_max.type != "wall" ||
+       s.boundaries.x_min.type != "periodic" || s.boundaries.z_min.type != "periodic"))
+    w.fail(
+        "initial.type",
+        "'channel' is the plane channel: 3D, walls at y (boundaries.y_min and y_max type wall) and periodic "
+        "x and z; this run has " +
+            std::to_string(s.dimensions()) + "D, y_min " + s.boundaries.y_min.type + ", y_max " +
+            s.boundaries.y_max.type + ", x_min " + s.boundaries.x_min.type +
+            (s.dimensions() == 3 ? ", z_min " + s.boundaries.z_min.type : std::string()));
   check_geometry(s, w);
   check_forcing(s, w);
   check_field_variables(s, w);

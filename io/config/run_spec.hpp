@@ -98,7 +98,9 @@ struct BoundarySpec {
 
 struct InitialSpec {
   std::string type = "rest";      ///< rest | taylor_green | random_spectrum (spectral) | inflow (LBM:
-                                  ///< the first velocity_inlet's profile at full speed in every cell)
+                                  ///< the first velocity_inlet's profile at full speed in every cell) |
+                                  ///< channel (LBM: walls at y, Reichardt's mean profile in wall units of
+                                  ///< u_tau = physics.velocity with near-wall streaks that trip transition)
   double amplitude = 0.0;         ///< initial velocity amplitude [m/s]; 0 = physics.velocity
                                   ///< (random_spectrum: kinetic energy amplitude^2 / 2)
   double peak_wavenumber = 12.0;  ///< random_spectrum: k_p [1/m] of the energy spectrum

@@ -166,7 +166,7 @@ void visit(BoundarySpec& s, V& v) {
 
 template <class V>
 void visit(InitialSpec& s, V& v) {
-  v.field("type", s.type, one_of({"rest", "taylor_green", "random_spectrum", "inflow"}));
+  v.field("type", s.type, one_of({"rest", "taylor_green", "random_spectrum", "inflow", "channel"}));
   v.field("amplitude", s.amplitude, at_least(0));
   v.field("peak_wavenumber", s.peak_wavenumber, above(0));
   v.field("spectrum_shape", s.spectrum_shape, at_least(0));

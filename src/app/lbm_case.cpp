@@ -61,6 +61,23 @@ void check_lbm_rules(const config::RunSpec& spec) {
                  cat("lattice Mach number ", u, "*sqrt(3) = ", mach,
                      " exceeds numerics.max_mach = ", spec.numerics.max_mach,
                      "; use numerics.lattice_velocity <= ", spec.numerics.max_mach / lbm::Units::mach(1.0)));
+  if (spec.initial.type == "channel" && dims == 3) {
+    // The plane channel runs faster than its reference velocity u_tau: at the centreline about the initial
+    // profile's U+ at y+ = Re_tau (Reichardt's law; 18.2 at Re_tau 180, the DNS 18.3), the streaks
+    // (4 u_tau) on top at the start.
+    const lbm::Units un = lbm_units(spec);
+    const double re_tau = spec.physics.velocity * 0.5 * spec.domain.length[1] / un.nu, k = 0.41;
+    const double centre = std::log1p(k * re_tau) / k +
+                          7.8 * (1 - std::exp(-re_tau / 11) - re_tau / 11 * std::exp(-re_tau / 3)) + 4.0;
+    const double m = lbm::Units::mach(u * centre);
+    if (m > spec.numerics.max_mach)
+      config::fail(
+          spec.origins, "numerics.lattice_velocity",
+          cat("the channel's centreline runs at about ", centre, " u_tau (Re_tau = ", re_tau,
+              "; Reichardt's profile and the initial streaks), lattice Mach ", u, "*", centre,
+              "*sqrt(3) = ", m, ", above numerics.max_mach = ", spec.numerics.max_mach,
+              "; use numerics.lattice_velocity <= ", spec.numerics.max_mach / lbm::Units::mach(centre)));
+  }
   const double tau = lbm_units(spec).tau;
   if (!(tau > lbm::Units::min_tau)) {
     char text[96];
@@ -144,6 +161,45 @@ LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
   return c;
 }
 
+namespace {
+
+/// initial.type: channel, walls at y = 0 and y = 2h (h half the box's height), in wall units of
+/// u_tau = physics.velocity and nu: Reichardt's (1951) mean profile
+///   U+ = ln(1 + kappa y+) / kappa + 7.8 (1 - exp(-y+ / 11) - (y+ / 11) exp(-y+ / 3)), kappa = 0.41,
+/// y+ the distance to the nearer wall, with near-wall streaks and a spanwise tilt after de Villiers
+/// (2006), which trip transition:
+///   u'+ = 4 g(y+) cos(beta z+),  w'+ = 2 g(y+) sin(alpha x+),  g = (y+ / 30) exp(1/2 - (y+ / 30)^2 / 2),
+/// g peaking at 1 at y+ = 30 (the streak amplitude 4 u_tau is about 1.5 times the DNS's peak u_rms),
+/// streaks 100 wall units apart along z and 500 along x, rounded to whole periods of the box. u'
+/// depends on y and z alone and w' on x and y, so the perturbation is divergence-free. Cell centres at
+/// ((i, j, k) + 1/2) dx, in lattice units.
+lbm::InitialCondition channel_cells(const config::RunSpec& spec, const LbmCase& c) {
+  const double dx = c.units.dx, u_tau = spec.physics.velocity, nu = c.units.nu;
+  const double h = 0.5 * dx * static_cast<double>(c.block.global[1]);
+  const double lx = dx * static_cast<double>(c.block.global[0]),
+               lz = dx * static_cast<double>(c.block.global[2]);
+  const double plus = u_tau / nu;  // 1/m: wall units per metre
+  const double alpha = 2 * M_PI * std::max(1.0, std::round(lx * plus / 500.0)) / (lx * plus);
+  const double beta = 2 * M_PI * std::max(1.0, std::round(lz * plus / 100.0)) / (lz * plus);
+  const double to_lattice = u_tau * c.units.dt / dx;
+  return [=](index_t i, index_t j, index_t k) {
+    const double x = (double(i) + 0.5) * dx, y = (double(j) + 0.5) * dx, z = (double(k) + 0.5) * dx;
+    // The signed distance to the nearer wall: the initial state's gradients sample the cells beyond the
+    // wall, where the profile continues odd (U(-d) = -U(d), as it does through a no-slip wall).
+    const double d = std::min(y, 2 * h - y), sign = d < 0 ? -1.0 : 1.0;
+    const double yp = std::fabs(d) * plus, xp = x * plus, zp = z * plus;
+    const double kappa = 0.41, r = yp / 30.0, g = r * std::exp(0.5 - 0.5 * r * r);
+    const double mean =
+        std::log1p(kappa * yp) / kappa + 7.8 * (1 - std::exp(-yp / 11) - yp / 11 * std::exp(-yp / 3));
+    lbm::CellState st;
+    st.u[0] = sign * to_lattice * (mean + 4.0 * g * std::cos(beta * zp));
+    st.u[2] = sign * to_lattice * 2.0 * g * std::sin(alpha * xp);
+    return st;
+  };
+}
+
+}  // namespace
+
 lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c) {
   if (spec.initial.type == "inflow") {
     // The first velocity inlet's profile in every cell, uniform density.
@@ -157,6 +213,7 @@ lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCa
       return st;
     };
   }
+  if (spec.initial.type == "channel") return channel_cells(spec, c);
   if (spec.initial.type != "taylor_green") return [](index_t, index_t, index_t) { return lbm::CellState{}; };
   return taylor_green_cells(spec, c);
 }

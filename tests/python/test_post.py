@@ -481,6 +481,29 @@ def test_spectra_over_time_of_an_lbm_run(eddy, tmp_path):
     post("spectra", tmp_path, expect=2)
 
 
+def test_channel_of_laminar_poiseuille_flow(eddy, tmp_path):
+    """`channel RUN` on the laminar channel (Re_tau 2, from rest, TRT, FP64, 20 diffusion times h^2/nu to a
+    steady state within ~1e-12): the parabola U = g / (2 nu) y (2h - y) that TRT's half-way walls hold
+    exactly, so the wall shear stress of the fit through the wall and the first two centres is g h: u_tau
+    = sqrt(g h) = 1 to 1e-8 and Re_tau = 2; U+ is y+ (2 Re_tau - y+) / 4 at every centre to 1e-8."""
+    out = run_eddy(eddy, tmp_path / "lam", "channel/channel180.yaml", "domain.cells=[4,16,4]",
+                   "domain.length=[0.5,2.0,0.5]", "physics.reynolds=2", "numerics.lattice_velocity=0.02",
+                   "initial.type=rest", "numerics.precision=fp64", "run.end_time=20", "output.statistics.start=18t",
+                   "output.statistics.every=10", "output.statistics.write_every=0", "output.checkpoint.every=0",
+                   "output.diagnostics.every=1t")
+    r = post("channel", out)
+    m = re.search(r"u_tau (\S+) m/s, from the body force 1; Re_tau (\S+) ", r.stdout)
+    assert m, r.stdout
+    assert abs(float(m.group(1)) - 1) < 1e-8 and abs(float(m.group(2)) - 2) < 1e-6, r.stdout
+    with open(out / "post" / "channel.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 8
+    for row in rows:
+        yp = float(row["y_plus"])
+        assert abs(float(row["U_plus"]) - yp * (4 - yp) / 4) < 1e-8, row
+    assert_png(out / "post" / "channel.png")
+
+
 # ------------------------------------------------------------------------------------------ bench
 def bench_lbm(name, mlups, fraction, precision="fp32", **extra):
     r = {"name": name, "date": "2026-11-30T00:00:00Z", "git_commit": "abc1234", "overrides": [],
