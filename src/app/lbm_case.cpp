@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "app/geometry_case.hpp"
@@ -166,21 +167,38 @@ namespace {
 /// initial.type: channel, walls at y = 0 and y = 2h (h half the box's height), in wall units of
 /// u_tau = physics.velocity and nu: Reichardt's (1951) mean profile
 ///   U+ = ln(1 + kappa y+) / kappa + 7.8 (1 - exp(-y+ / 11) - (y+ / 11) exp(-y+ / 3)), kappa = 0.41,
-/// y+ the distance to the nearer wall, with near-wall streaks and a spanwise tilt after de Villiers
-/// (2006), which trip transition:
-///   u'+ = 4 g(y+) cos(beta z+),  w'+ = 2 g(y+) sin(alpha x+),  g = (y+ / 30) exp(1/2 - (y+ / 30)^2 / 2),
-/// g peaking at 1 at y+ = 30 (the streak amplitude 4 u_tau is about 1.5 times the DNS's peak u_rms),
-/// streaks 100 wall units apart along z and 500 along x, rounded to whole periods of the box. u'
-/// depends on y and z alone and w' on x and y, so the perturbation is divergence-free. Cell centres at
+/// y+ the distance to the nearer wall, and three perturbations that trip transition:
+///   - near-wall streaks and their spanwise tilt after de Villiers (2006):
+///     u'+ = 4 g(y+) cos(beta z+),  w'+ = 2 g(y+) sin(alpha x+),  g = (y+ / 30) exp(1/2 - (y+ / 30)^2 / 2),
+///     g peaking at 1 at y+ = 30, streaks 100 wall units apart along z and 500 along x;
+///   - streamwise vortices of the outer flow, the curl of (phi, 0, 0) with
+///     phi = a h (1 - eta^2)^2 sin(b z) (1 + cos(c x) / 2), eta = y / h - 1, a = 0.25 u_tau, two pairs
+///     across z and one wave along x (v' up to 1.5 u_tau, w' up to 0.4 u_tau; zero at the walls with
+///     their gradients). On the H200 the streaks alone decayed: the flow was laminar after 2 turnovers
+///     and accelerated (cases/channel/README.md), as streaks without wall-normal motion do;
+///   - noise of +-0.5 u_tau g(y+) in each component, from a hash of the global cell index (the same on
+///     every decomposition), to break the symmetries of the rest.
+/// The streaks and vortices are divergence-free (u' does not depend on x, w' not on z; a curl); the noise
+/// is not, and leaves as sound. All wavelengths are whole periods of the box. Cell centres at
 /// ((i, j, k) + 1/2) dx, in lattice units.
+/// A uniform number in [-1, 1) from an integer (splitmix64): the noise of channel_cells.
+double hash_unit(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return double(x >> 11) * 0x1.0p-52 - 1.0;
+}
+
 lbm::InitialCondition channel_cells(const config::RunSpec& spec, const LbmCase& c) {
   const double dx = c.units.dx, u_tau = spec.physics.velocity, nu = c.units.nu;
-  const double h = 0.5 * dx * static_cast<double>(c.block.global[1]);
-  const double lx = dx * static_cast<double>(c.block.global[0]),
-               lz = dx * static_cast<double>(c.block.global[2]);
+  const Int3 n = c.block.global;
+  const double h = 0.5 * dx * static_cast<double>(n[1]);
+  const double lx = dx * static_cast<double>(n[0]), lz = dx * static_cast<double>(n[2]);
   const double plus = u_tau / nu;  // 1/m: wall units per metre
   const double alpha = 2 * M_PI * std::max(1.0, std::round(lx * plus / 500.0)) / (lx * plus);
   const double beta = 2 * M_PI * std::max(1.0, std::round(lz * plus / 100.0)) / (lz * plus);
+  const double b = 2 * M_PI * 2 / lz, cx = 2 * M_PI / lx, a = 0.25;  // the outer vortices, a in u_tau
   const double to_lattice = u_tau * c.units.dt / dx;
   return [=](index_t i, index_t j, index_t k) {
     const double x = (double(i) + 0.5) * dx, y = (double(j) + 0.5) * dx, z = (double(k) + 0.5) * dx;
@@ -191,9 +209,16 @@ lbm::InitialCondition channel_cells(const config::RunSpec& spec, const LbmCase& 
     const double kappa = 0.41, r = yp / 30.0, g = r * std::exp(0.5 - 0.5 * r * r);
     const double mean =
         std::log1p(kappa * yp) / kappa + 7.8 * (1 - std::exp(-yp / 11) - yp / 11 * std::exp(-yp / 3));
+    // phi = a h q(eta) sin(b z) m(x), q = (1 - eta^2)^2: v = d phi / dz, w = -d phi / dy.
+    const double eta = y / h - 1, q = (1 - eta * eta) * (1 - eta * eta), dq = -4 * eta * (1 - eta * eta) / h;
+    const double m = 1 + 0.5 * std::cos(cx * x);
+    const double v_vortex = a * h * q * b * std::cos(b * z) * m, w_vortex = -a * h * dq * std::sin(b * z) * m;
+    const auto cell = static_cast<std::uint64_t>((k * n[1] + j) * n[0] + i);
     lbm::CellState st;
-    st.u[0] = sign * to_lattice * (mean + 4.0 * g * std::cos(beta * zp));
-    st.u[2] = sign * to_lattice * 2.0 * g * std::sin(alpha * xp);
+    st.u[0] = sign * (mean + 4.0 * g * std::cos(beta * zp)) + 0.5 * g * hash_unit(3 * cell);
+    st.u[1] = v_vortex + 0.5 * g * hash_unit(3 * cell + 1);
+    st.u[2] = sign * 2.0 * g * std::sin(alpha * xp) + w_vortex + 0.5 * g * hash_unit(3 * cell + 2);
+    for (double& u : st.u) u *= to_lattice;
     return st;
   };
 }
