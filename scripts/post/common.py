@@ -133,6 +133,16 @@ def field_files(run_dir):
     return sorted(files, key=lambda p: int(_STEP_RE.search(p.name).group(1)))
 
 
+def series_file(run, name, key):
+    """A run's time-series file: RUN/NAME for a run directory, else RUN itself; PostError naming the
+    config key that writes it when there is none."""
+    src = Path(run)
+    path = src / name if src.is_dir() else src
+    if not path.is_file():
+        raise PostError(f"{path}: no such file (a run with {key} writes <run>/{name})")
+    return path
+
+
 def run_dir_of(path):
     """The run directory a field file belongs to (the parent of fields/), else the file's directory."""
     path = Path(path).resolve()

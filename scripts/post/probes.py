@@ -7,11 +7,10 @@ samples at the first step past each multiple, so rows are not exactly evenly spa
 interpolated linearly onto an even grid of as many samples first. The dominant frequency of each
 component is printed and marked. RUN is a run directory or a probes.h5 file; `--fields` picks fields.
 """
-from pathlib import Path
 
 import numpy as np
 
-from .common import PostError, as_text, output_stem, report
+from .common import PostError, as_text, output_stem, report, series_file
 from .fields import pyplot
 
 
@@ -51,10 +50,7 @@ def amplitude_spectrum(t, x):
 
 
 def run(args):
-    src = Path(args.run)
-    path = src / "probes.h5" if src.is_dir() else src
-    if not path.is_file():
-        raise PostError(f"{path}: no such file (a run with output.probes writes <run>/probes.h5)")
+    path = series_file(args.run, "probes.h5", "output.probes")
     steps, t, points, fields, units = read_probes(path)
     if args.fields:
         wanted = [n.strip() for n in args.fields.split(",") if n.strip()]

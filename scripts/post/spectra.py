@@ -8,11 +8,10 @@ L = (pi / 2 E) sum E(k) / k dk (3D; the k = 0 shell left out), so the decay can 
 printout names the rows, the time span and the energy at its ends. RUN is a run directory or its
 spectra.h5.
 """
-from pathlib import Path
 
 import numpy as np
 
-from .common import PostError, output_stem, report, write_csv
+from .common import PostError, output_stem, report, series_file, write_csv
 from .fields import pyplot
 
 
@@ -44,10 +43,7 @@ def summary_rows(steps, time, k, e, dims):
 
 
 def run(args):
-    src = Path(args.run)
-    path = src / "spectra.h5" if src.is_dir() else src
-    if not path.is_file():
-        raise PostError(f"{path}: no such file (a run with output.spectra writes <run>/spectra.h5)")
+    path = series_file(args.run, "spectra.h5", "output.spectra")
     steps, t, k, e, z = read_spectra(path)
     if t.size < 1 or k.size < 2:
         raise PostError(f"{path}: {t.size} rows of {k.size} shells; nothing to plot")
