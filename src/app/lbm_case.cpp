@@ -40,6 +40,14 @@ namespace {
 double reference_length(const config::RunSpec& spec) {
   return spec.physics.reference_length > 0 ? spec.physics.reference_length : spec.domain.length[0];
 }
+
+/// Reichardt's (1951) mean profile of wall-bounded flow, U+ at the distance y+ from the wall:
+///   U+ = ln(1 + kappa y+) / kappa + 7.8 (1 - exp(-y+ / 11) - (y+ / 11) exp(-y+ / 3)), kappa = 0.41;
+/// 18.2 at y+ = 180 (the DNS 18.3 at the centreline of Re_tau 180).
+double reichardt_u_plus(double yp) {
+  const double kappa = 0.41;
+  return std::log1p(kappa * yp) / kappa + 7.8 * (1 - std::exp(-yp / 11) - yp / 11 * std::exp(-yp / 3));
+}
 }  // namespace
 
 lbm::Units lbm_units(const config::RunSpec& spec) {
@@ -67,9 +75,8 @@ void check_lbm_rules(const config::RunSpec& spec) {
     // profile's U+ at y+ = Re_tau (Reichardt's law; 18.2 at Re_tau 180, the DNS 18.3), the streaks
     // (4 u_tau) on top at the start.
     const lbm::Units un = lbm_units(spec);
-    const double re_tau = spec.physics.velocity * 0.5 * spec.domain.length[1] / un.nu, k = 0.41;
-    const double centre = std::log1p(k * re_tau) / k +
-                          7.8 * (1 - std::exp(-re_tau / 11) - re_tau / 11 * std::exp(-re_tau / 3)) + 4.0;
+    const double re_tau = spec.physics.velocity * 0.5 * spec.domain.length[1] / un.nu;
+    const double centre = reichardt_u_plus(re_tau) + 4.0;
     const double m = lbm::Units::mach(u * centre);
     if (m > spec.numerics.max_mach)
       config::fail(
@@ -164,10 +171,18 @@ LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
 
 namespace {
 
+/// A uniform number in [-1, 1) from an integer (splitmix64): the noise of channel_cells.
+double hash_unit(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return double(x >> 11) * 0x1.0p-52 - 1.0;
+}
+
 /// initial.type: channel, walls at y = 0 and y = 2h (h half the box's height), in wall units of
-/// u_tau = physics.velocity and nu: Reichardt's (1951) mean profile
-///   U+ = ln(1 + kappa y+) / kappa + 7.8 (1 - exp(-y+ / 11) - (y+ / 11) exp(-y+ / 3)), kappa = 0.41,
-/// y+ the distance to the nearer wall, and three perturbations that trip transition:
+/// u_tau = physics.velocity and nu: Reichardt's mean profile (reichardt_u_plus) of y+, the distance to
+/// the nearer wall, and three perturbations that trip transition:
 ///   - near-wall streaks and their spanwise tilt after de Villiers (2006):
 ///     u'+ = 4 g(y+) cos(beta z+),  w'+ = 2 g(y+) sin(alpha x+),  g = (y+ / 30) exp(1/2 - (y+ / 30)^2 / 2),
 ///     g peaking at 1 at y+ = 30, streaks 100 wall units apart along z and 500 along x;
@@ -181,15 +196,6 @@ namespace {
 /// The streaks and vortices are divergence-free (u' does not depend on x, w' not on z; a curl); the noise
 /// is not, and leaves as sound. All wavelengths are whole periods of the box. Cell centres at
 /// ((i, j, k) + 1/2) dx, in lattice units.
-/// A uniform number in [-1, 1) from an integer (splitmix64): the noise of channel_cells.
-double hash_unit(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return double(x >> 11) * 0x1.0p-52 - 1.0;
-}
-
 lbm::InitialCondition channel_cells(const config::RunSpec& spec, const LbmCase& c) {
   const double dx = c.units.dx, u_tau = spec.physics.velocity, nu = c.units.nu;
   const Int3 n = c.block.global;
@@ -206,9 +212,7 @@ lbm::InitialCondition channel_cells(const config::RunSpec& spec, const LbmCase& 
     // wall, where the profile continues odd (U(-d) = -U(d), as it does through a no-slip wall).
     const double d = std::min(y, 2 * h - y), sign = d < 0 ? -1.0 : 1.0;
     const double yp = std::fabs(d) * plus, xp = x * plus, zp = z * plus;
-    const double kappa = 0.41, r = yp / 30.0, g = r * std::exp(0.5 - 0.5 * r * r);
-    const double mean =
-        std::log1p(kappa * yp) / kappa + 7.8 * (1 - std::exp(-yp / 11) - yp / 11 * std::exp(-yp / 3));
+    const double r = yp / 30.0, g = r * std::exp(0.5 - 0.5 * r * r), mean = reichardt_u_plus(yp);
     // phi = a h q(eta) sin(b z) m(x), q = (1 - eta^2)^2: v = d phi / dz, w = -d phi / dy.
     const double eta = y / h - 1, q = (1 - eta * eta) * (1 - eta * eta), dq = -4 * eta * (1 - eta * eta) / h;
     const double m = 1 + 0.5 * std::cos(cx * x);
