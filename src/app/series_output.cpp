@@ -7,6 +7,8 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "sim/simulation.hpp"
+#include "spectral/grid.hpp"
+#include "spectral/spectrum.hpp"
 
 namespace eddy::app {
 using log::cat;
@@ -93,10 +95,17 @@ io::SeriesLayout probes_layout(const Model& model, const config::RunSpec& spec) 
   return l;
 }
 
-io::SeriesLayout spectra_layout(Model& model, const config::RunSpec& spec) {
+io::SeriesLayout spectra_layout(const config::RunSpec& spec) {
   io::SeriesLayout l;
   l.key = "output.spectra";
-  const std::vector<double> k = global(model.globals(), "wavenumber");
+  // The shells of the box, as both solvers' spectra have them (spectral::spectrum_shells), without
+  // computing a spectrum.
+  Int3 cells{1, 1, 1};
+  Real3 length{1.0, 1.0, 1.0};
+  for (std::size_t d = 0; d < static_cast<std::size_t>(spec.dimensions()); ++d)
+    cells[d] = spec.domain.cells[d], length[d] = spec.domain.length[d];
+  const std::vector<double> k =
+      spectral::spectrum_shells(spectral::Grid::make(spec.dimensions(), cells, length, 1, 0)).k;
   const auto shells = static_cast<index_t>(k.size());
   l.datasets.push_back({"k", {shells}, k, "1/m"});
   l.columns.push_back({"energy_spectrum", {shells}, {}, "m^3/s^2"});
@@ -112,8 +121,7 @@ void check_resume_series(Model& model, const config::RunSpec& spec, const RunOpt
                          const parallel::Comm& comm) {
   if (spec.output.probes.every.enabled())
     check_resume(spec, opt, probes_file, probes_layout(model, spec), comm);
-  if (spec.output.spectra.every.enabled())
-    check_resume(spec, opt, spectra_file, spectra_layout(model, spec), comm);
+  if (spec.output.spectra.every.enabled()) check_resume(spec, opt, spectra_file, spectra_layout(spec), comm);
 }
 
 /// probes.h5: for each point its stencil; this rank's cells among the corners, read from the model at
@@ -203,7 +211,7 @@ struct SeriesOutputs::Spectra {
   std::unique_ptr<io::SeriesFile> file;
 
   Spectra(Model& m, const RunOutput& out, const config::RunSpec& spec) : model(m) {
-    const io::SeriesLayout layout = spectra_layout(model, spec);
+    const io::SeriesLayout layout = spectra_layout(spec);
     k = layout.datasets[0].values;
     enstrophy = layout.columns.size() > 1;
     file = out.open_series(spectra_file, layout);

@@ -38,8 +38,9 @@ ProbeStencil probe_stencil(const std::vector<double>& point, int dims, const Int
 /// sample.
 io::SeriesLayout probes_layout(const Model& model, const config::RunSpec& spec);
 /// What spectra.h5 holds: `k` and a row of `energy_spectrum` (and in 2D `enstrophy_spectrum`, k^2 E(k))
-/// of the model's spectrum (Model::globals(): `wavenumber`, `energy_spectrum`). Collective.
-io::SeriesLayout spectra_layout(Model& model, const config::RunSpec& spec);
+/// of the model's spectrum (Model::globals(): `energy_spectrum`), its shells spectral::spectrum_shells of
+/// the box of `spec`.
+io::SeriesLayout spectra_layout(const config::RunSpec& spec);
 
 /// A restart, before anything is written: probes.h5 and spectra.h5, where configured, are files the run
 /// can continue (io::SeriesFile::check_append), else InputError. Collective.
