@@ -73,7 +73,10 @@ struct NumericsSpec {
   double lattice_velocity = 0.1;  ///< LBM: reference velocity in lattice units (sets dt; Mach = u_lb*sqrt(3))
   double max_mach = 0.3;          ///< LBM: refuse a configuration whose lattice Mach number exceeds this
   double trt_magic = 0.1875;      ///< LBM: TRT magic parameter Lambda (3/16: walls exactly half-way)
-  LesSpec les{};                  ///< LBM: large-eddy model (with any collision)
+  /// LBM channel (initial.type channel): refuse a grid whose first cell centre lies farther from the wall
+  /// than this in wall units, dx / 2 u_tau / nu (1: wall-resolved DNS, dx+ <= 2); 0 = no check.
+  double max_first_cell_yplus = 0.0;
+  LesSpec les{};                     ///< LBM: large-eddy model (with any collision)
   std::string time_stepper = "rk4";  ///< spectral: rk3 (SSP, Shu-Osher) | rk4 (classical); viscous terms
                                      ///< integrated exactly (integrating factor)
   double dt = 0.0;                   ///< spectral: fixed time step [s]; 0 = from numerics.cfl and the

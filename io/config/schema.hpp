@@ -144,6 +144,7 @@ void visit(NumericsSpec& s, V& v) {
   v.field("lattice_velocity", s.lattice_velocity, between(0, 1, true));
   v.field("max_mach", s.max_mach, between(0, 1, false));
   v.field("trt_magic", s.trt_magic, above(0));
+  v.field("max_first_cell_yplus", s.max_first_cell_yplus, at_least(0));
   v.section("les", s.les);
   v.field("time_stepper", s.time_stepper, one_of({"rk3", "rk4"}));
   v.field("dt", s.dt, at_least(0));

@@ -70,12 +70,26 @@ void check_lbm_rules(const config::RunSpec& spec) {
                  cat("lattice Mach number ", u, "*sqrt(3) = ", mach,
                      " exceeds numerics.max_mach = ", spec.numerics.max_mach,
                      "; use numerics.lattice_velocity <= ", spec.numerics.max_mach / lbm::Units::mach(1.0)));
+  if (spec.numerics.max_first_cell_yplus > 0 && spec.initial.type != "channel")
+    config::fail(spec.origins, "numerics.max_first_cell_yplus",
+                 cat("only the channel (initial.type: channel) knows its friction velocity (u_tau = "
+                     "physics.velocity); remove the key or set initial.type: channel"));
   if (spec.initial.type == "channel" && dims == 3) {
     // The plane channel runs faster than its reference velocity u_tau: at the centreline about the initial
     // profile's U+ at y+ = Re_tau (Reichardt's law; 18.2 at Re_tau 180, the DNS 18.3), the streaks
     // (4 u_tau) on top at the start.
     const lbm::Units un = lbm_units(spec);
     const double re_tau = spec.physics.velocity * 0.5 * spec.domain.length[1] / un.nu;
+    // Wall resolution: the first cell centre sits half a cell from the half-way bounce-back wall.
+    const double first = 0.5 * un.dx * spec.physics.velocity / un.nu,
+                 limit = spec.numerics.max_first_cell_yplus;
+    if (limit > 0 && first > limit)
+      config::fail(
+          spec.origins, "numerics.max_first_cell_yplus",
+          cat("the first cell centre lies at y+ = dx / 2 u_tau / nu = ", first, " (dx+ = ", 2 * first,
+              ", Re_tau = ", re_tau, ", ", spec.domain.cells[1], " cells across 2h), above ", limit,
+              "; use domain.cells[1] >= ", static_cast<long>(std::ceil(re_tau / limit - 1e-9)),
+              " (and the other edges at the same dx), or a larger numerics.max_first_cell_yplus"));
     const double centre = reichardt_u_plus(re_tau) + 4.0;
     const double m = lbm::Units::mach(u * centre);
     if (m > spec.numerics.max_mach)

@@ -8,14 +8,17 @@
 #      straight run's;
 #   3. the walls conserve mass: diagnostics.csv's mass_change (relative) stays below 1e-13 over the
 #      run (the body force adds momentum only);
-#   4. bad input, exit 2 and nothing written: initial.type channel without walls at y, and a lattice
-#      velocity whose centreline would run above numerics.max_mach (the message names the numbers).
+#   4. bad input, exit 2 and nothing written: initial.type channel without walls at y, a lattice
+#      velocity whose centreline would run above numerics.max_mach, a grid whose first cell centre lies
+#      above numerics.max_first_cell_yplus (the messages name the numbers), and that key without the
+#      channel.
 . "$(dirname "$0")/cav_lib.sh" "$1" "$2"  # the work directory, ok/bad/expect/finish
 py=/usr/bin/python3
 ch=$src/cases/channel/channel180.yaml
 base=(--quiet --set "domain.cells=[32,32,16]" --set "domain.length=[2.0,2.0,1.0]" --set numerics.precision=fp64
       --set run.end_time=0 --set run.steps=60 --set output.diagnostics.every=10 --set output.statistics.start=0
-      --set output.statistics.every=5 --set output.statistics.write_every=30 --set output.checkpoint.every=30)
+      --set output.statistics.every=5 --set output.statistics.write_every=30 --set output.checkpoint.every=30
+      --set numerics.max_first_cell_yplus=0)
 "$eddy" run "$ch" "${base[@]}" --out c1 || bad "the channel on 1 rank failed"
 mpirun -n 4 "$eddy" run "$ch" "${base[@]}" --set "parallel.ranks=[2,2,1]" --out c4 || bad "4 ranks [2,2,1] failed"
 mpirun -n 4 "$eddy" run "$ch" "${base[@]}" --set "parallel.ranks=[1,1,4]" --out c4z || bad "4 ranks [1,1,4] failed"
@@ -59,4 +62,10 @@ expect 2 "initial.type: 'channel' is the plane channel: 3D, walls at y" nowall.l
 expect 2 "numerics.lattice_velocity: the channel's centreline runs at about 22.32.* u_tau \(Re_tau = 180.*above numerics.max_mach = 0.3; use numerics.lattice_velocity <= 0.0077" \
   fast.log -- run "$ch" --out fast --set numerics.lattice_velocity=0.02 --quiet
 [ ! -e fast ] && ok || bad "the refused fast channel wrote fast/"
+expect 2 "numerics.max_first_cell_yplus: the first cell centre lies at y\+ = dx / 2 u_tau / nu = 2.81.* \(dx\+ = 5.62.*above 1; use domain.cells\[1\] >= 180" \
+  coarse.log -- run "$ch" --out coarse --set "domain.cells=[64,64,32]" --set "domain.length=[2.0,2.0,1.0]" --quiet
+[ ! -e coarse ] && ok || bad "the refused coarse channel wrote coarse/"
+expect 2 "numerics.max_first_cell_yplus: only the channel \(initial.type: channel\) knows its friction velocity" \
+  notchannel.log -- run "$ch" --out notchannel --set initial.type=rest --quiet
+[ ! -e notchannel ] && ok || bad "the refused non-channel wrote notchannel/"
 finish

@@ -571,8 +571,9 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   // parallel.overlap, parallel.autotune + 3 open-face keys of each of the 6 faces (profile, ramp_time,
   // pressure) + 5 of geometry + validation.tolerance + output.writer + output.fields.{variables,precision}
   // + output.probes.{every, points, fields} + output.spectra.every + output.statistics.{every, start,
-  // fields, average_over, allow_nonperiodic, per_cell, write_every} + output.slices
-  EXPECT_EQ(count, 117u);
+  // fields, average_over, allow_nonperiodic, per_cell, write_every} + output.slices +
+  // numerics.max_first_cell_yplus
+  EXPECT_EQ(count, 118u);
 }
 
 TEST(Config, FieldVariablesAndPrecision) {
