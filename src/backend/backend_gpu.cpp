@@ -11,9 +11,10 @@
 #include "backend/profile.hpp"
 #include "core/log.hpp"
 
-// Profiler ranges (parallel_gpu.hpp, detail::Range): NVTX 3 (header-only, shipped with the CUDA toolkit),
-// roctx where CMake found it (EDDY_HAVE_ROCTX); nothing otherwise.
-#if defined(EDDY_BACKEND_CUDA) && __has_include(<nvtx3/nvToolsExt.h>)
+// Profiler ranges (parallel_gpu.hpp, detail::Range): NVTX 3 (header-only, shipped with the CUDA toolkit)
+// on CUDA and on HIP on NVIDIA's platform (nvcc finds the toolkit's headers), roctx on HIP on AMD where
+// CMake found it (EDDY_HAVE_ROCTX); nothing otherwise.
+#if EDDY_GPU_NVIDIA && __has_include(<nvtx3/nvToolsExt.h>)
 #include <nvtx3/nvToolsExt.h>
 #define EDDY_RANGE_PUSH(label) nvtxRangePushA(label)
 #define EDDY_RANGE_POP() nvtxRangePop()

@@ -6,6 +6,16 @@
 #define EDDY_GPU 0
 #endif
 
+// The GPU's vendor: CUDA, and HIP on NVIDIA's platform (nvcc compiling the HIP API mapped onto CUDA),
+// run NVIDIA's warps of 32 lanes and its intrinsics, so both take the CUDA code paths; HIP on AMD (clang,
+// wavefronts of 64) takes its own.
+#if defined(EDDY_BACKEND_CUDA) || \
+    (defined(EDDY_BACKEND_HIP) && (defined(__HIP_PLATFORM_NVIDIA__) || defined(__NVCC__)))
+#define EDDY_GPU_NVIDIA 1  ///< the build's kernels run on an NVIDIA GPU
+#else
+#define EDDY_GPU_NVIDIA 0
+#endif
+
 // Qualifiers exist only where a device compiler reads the file; plain C++ files of a GPU build (the
 // app, io/) see inline host functions.
 #if defined(__HIPCC__)

@@ -4,8 +4,9 @@
 /// Reductions: each block reduces in shared memory and writes one partial; the partials are copied to
 /// the host and combined there in block order, so the result is reproducible run to run.
 ///
-/// Every launch runs inside a profiler range named by its label (NVTX on CUDA, roctx on HIP where the
-/// build found it: `nsys profile --trace=cuda,nvtx`, `rocprof --roctx-trace`). The ranges are host-side
+/// Every launch runs inside a profiler range named by its label (NVTX on CUDA and on HIP on NVIDIA's
+/// platform, roctx on HIP on AMD where the build found it: `nsys profile --trace=cuda,nvtx`,
+/// `rocprof --roctx-trace`). The ranges are host-side
 /// calls, no-ops while no profiler is attached; they add no synchronisation and may run while a step
 /// graph records (they mark the recording; its replays show the kernels, not the ranges).
 #if defined(EDDY_BACKEND_CUDA)
@@ -108,7 +109,7 @@ __global__ void __launch_bounds__(block_size) reduce_kernel(index_t n, T identit
   if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
-#if defined(EDDY_BACKEND_CUDA)
+#if EDDY_GPU_NVIDIA
 /// One step of atomic_add_grouped's transposed warp sum: the lanes with bit w keep elements [w, 2w) of
 /// those they hold and send [0, w) to the lane without it, which keeps [0, w); both add what they get.
 template <int W>
@@ -124,18 +125,19 @@ __device__ __forceinline__ void transpose_step(int (&s)[32], unsigned lane) {
 }  // namespace detail
 
 /// Add v[k] to p[target(k)] atomically for each k in [0, N) with target(k) >= 0, from device code
-/// (integers: the sums do not depend on the order of the additions). On CUDA, a warp whose 32 threads
+/// (integers: the sums do not depend on the order of the additions). On NVIDIA GPUs (CUDA, and HIP on
+/// NVIDIA's platform), a warp whose 32 threads
 /// are all here and all add to the same p sums its values first, by a transposed butterfly: at each of
 /// five steps a thread keeps half of the elements it holds and swaps the other half with its partner
 /// (16 + 8 + 4 + 2 + 1 = 31 shuffles for up to 32 elements), after which thread k holds the warp's sum
 /// of element k and adds it, N atomics a warp issued at once, where a reduction per element takes 5 N
 /// shuffles and lane 0 N atomics in turn. The warp sums must fit in int (fixed_chunks: they do). Else,
-/// and on HIP, each thread adds its own (the non-zero ones).
+/// and on AMD GPUs (HIP, wavefronts of 64), each thread adds its own (the non-zero ones).
 template <int N, class Target>
 EDDY_HD EDDY_INLINE void atomic_add_grouped(long long* p, const int (&v)[N], const Target& target) {
 #if EDDY_DEVICE_PASS
   using ull = unsigned long long;
-#if defined(EDDY_BACKEND_CUDA)
+#if EDDY_GPU_NVIDIA
   static_assert(N <= 32, "atomic_add_grouped: at most 32 elements");
   constexpr unsigned full = 0xffffffffu;
   if (__activemask() == full) {
