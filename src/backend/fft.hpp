@@ -1,5 +1,5 @@
 #pragma once
-/// FFT plans: the one wrapper over FFTW3 (CPU), cuFFT (CUDA) and, where it exists, hipFFT (HIP).
+/// FFT plans: the one wrapper over FFTW3 (CPU), cuFFT (CUDA) and, where CMake found it, hipFFT (HIP).
 ///
 /// A plan describes a batch of equal transforms over device arrays, in the layout both FFTW's
 /// "advanced" interface and cuFFT's plan_many accept: `n` transform sizes (slowest first), element
@@ -73,7 +73,8 @@ struct FftLayout {
   bool out_of_place = false;  ///< c2c only: planned out of place, executed by execute(in, out)
 };
 
-/// True when this build has an FFT library (FFTW on the CPU, cuFFT on CUDA; not hipFFT on Debian 12).
+/// True when this build has an FFT library (FFTW on the CPU, cuFFT on CUDA, hipFFT on HIP where CMake found
+/// it: not on Debian 12, which packages none).
 bool fft_available();
 
 namespace detail {
@@ -90,7 +91,8 @@ struct FftShape {
 /// of r2c/c2r holds n_last/2 + 1 points along the fastest dimension.
 FftShape resolve(FftKind kind, const FftLayout& layout);
 
-/// One library's plan (backend/fft_fftw.cpp, fft_cufft.cpp); FftPlan checks the calls and owns it.
+/// One library's plan (backend/fft_fftw.cpp, fft_cufft.cpp, fft_hipfft.cpp); FftPlan checks the calls and
+/// owns it.
 template <class T>
 class LibraryPlan {
  public:

@@ -1,8 +1,8 @@
-// FFT plans where the build has no FFT library: HIP on Debian 12 (no hipFFT/rocFFT packages), or a CPU
-// build that did not find FFTW3. Everything compiles; creating a plan says what is missing.
+// FFT plans where the build has no FFT library: HIP where CMake found no hipFFT (Debian 12 packages
+// neither hipFFT nor rocFFT), or a CPU build that did not find FFTW3. Everything compiles; creating a plan says what is missing.
 #include "backend/fft.hpp"
 
-#if !defined(EDDY_FFT_FFTW) && !defined(EDDY_FFT_CUFFT)
+#if !defined(EDDY_FFT_FFTW) && !defined(EDDY_FFT_CUFFT) && !defined(EDDY_FFT_HIPFFT)
 #include "core/error.hpp"
 
 namespace eddy::backend {
@@ -14,7 +14,9 @@ namespace detail {
 template <class T>
 std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind, const FftLayout&, const FftShape&) {
 #if defined(EDDY_BACKEND_HIP)
-  throw Error("spectral solver needs hipFFT, not available in this build");
+  throw Error(
+      "spectral solver needs hipFFT, not available in this build (install ROCm's hipfft, or on NVIDIA's "
+      "platform hipFFT built for CUDA, and configure again)");
 #else
   throw Error(
       "spectral solver needs FFTW3 (libfftw3-dev: scripts/install-deps.sh), not available in this build");
