@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Configure and build eddy: scripts/build.sh [cpu|cuda|hip|auto] [build dir]
+# Configure and build eddy: scripts/build.sh [cpu|cuda|hip|hip-nvidia|auto] [build dir]
 # auto (the default) picks CUDA when nvcc is on the machine and a GPU answers nvidia-smi, else CPU.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
