@@ -91,8 +91,7 @@ struct FftShape {
 /// of r2c/c2r holds n_last/2 + 1 points along the fastest dimension.
 FftShape resolve(FftKind kind, const FftLayout& layout);
 
-/// One library's plan (backend/fft_fftw.cpp, fft_cufft.cpp, fft_hipfft.cpp); FftPlan checks the calls and
-/// owns it.
+/// One library's plan (backend/fft_fftw.cpp, fft_gpu.cpp); FftPlan checks the calls and owns it.
 template <class T>
 class LibraryPlan {
  public:
@@ -109,6 +108,20 @@ class LibraryPlan {
 template <class T>
 std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout,
                                                   const FftShape& shape);
+
+/// The definition of make_library_plan, for float and double, as the library plan class template
+/// `Plan` constructed from (kind, layout, shape): what each library file (fft_fftw.cpp, fft_gpu.cpp,
+/// fft_none.cpp) gives inside namespace detail.
+#define EDDY_FFT_LIBRARY_PLANS(Plan)                                                                 \
+  template <class T>                                                                                 \
+  std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout,           \
+                                                    const FftShape& shape) {                         \
+    return std::make_unique<Plan<T>>(kind, layout, shape);                                           \
+  }                                                                                                  \
+  template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&,   \
+                                                                        const FftShape&);            \
+  template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&, \
+                                                                          const FftShape&);
 
 }  // namespace detail
 

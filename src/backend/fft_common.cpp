@@ -1,5 +1,5 @@
 // What every FFT library shares: checking a layout, and FftPlan itself (the libraries plug in through
-// detail::LibraryPlan: fft_fftw.cpp, fft_cufft.cpp, fft_hipfft.cpp, fft_none.cpp).
+// detail::LibraryPlan: fft_fftw.cpp, fft_gpu.cpp, fft_none.cpp).
 #include <string>
 
 #include "backend/fft.hpp"

@@ -131,18 +131,7 @@ class FftwPlan final : public detail::LibraryPlan<T> {
 bool fft_available() { return true; }
 
 namespace detail {
-
-template <class T>
-std::unique_ptr<LibraryPlan<T>> make_library_plan(FftKind kind, const FftLayout& layout,
-                                                  const FftShape& shape) {
-  return std::make_unique<FftwPlan<T>>(kind, layout, shape);
-}
-
-template std::unique_ptr<LibraryPlan<float>> make_library_plan<float>(FftKind, const FftLayout&,
-                                                                      const FftShape&);
-template std::unique_ptr<LibraryPlan<double>> make_library_plan<double>(FftKind, const FftLayout&,
-                                                                        const FftShape&);
-
+EDDY_FFT_LIBRARY_PLANS(FftwPlan)
 }  // namespace detail
 }  // namespace eddy::backend
 #endif
