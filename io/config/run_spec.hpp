@@ -218,7 +218,8 @@ struct ParallelSpec {
 
 struct ValidationSpec {
   std::string reference = "none";  ///< none, or a validation of a case (cases/<case>/validation.cpp):
-                                   ///< ghia1982 | taylor_green | tgv_re1600 | kolmogorov
+                                   ///< ghia1982 | albensoeder2005 | taylor_green | tgv_re1600 |
+                                   ///< kolmogorov
   std::string file = "";           ///< reference data file; "" = the case's shipped file
   double tolerance = 0.0;          ///< bound on the validation's main figures (its unit: see the case's
                                    ///< README); 0 = report the figures without a verdict

@@ -133,6 +133,10 @@ absent ghia "a bad Ghia table"
 sed '5s/^100,u_vs_y/100,u_vs_z/' "$ghia" >ghia_line.csv
 expect 2 "ghia_line.csv:5: column line: 'u_vs_z' is not u_vs_y or v_vs_x" -- \
   validate cav.yaml --set validation.file="$work/ghia_line.csv"
+expect 2 "validation.reference: albensoeder2005 compares the centrelines of the cube; domain.cells has 2 entries" \
+  -- validate cav.yaml --set validation.reference=albensoeder2005
+expect 2 "no Albensoeder & Kuhlmann \(2005\) data for Re = 400.*the shipped tables have Re 1000" -- \
+  validate "$src/cases/lid_driven_cavity/cavity3d.yaml" --set physics.reynolds=400 --set validation.reference=albensoeder2005
 tgv=$src/cases/taylor_green/tgv_re1600_dissipation.csv
 awk 'NR == 10 {print "0.0,0.125,0.0004,0.375"; next} {print}' "$tgv" >tgv_back.csv
 expect 2 "tgv_back.csv:10: column t: 0 does not increase" -- validate "$src/cases/taylor_green/tgv3d_spectral.yaml" \

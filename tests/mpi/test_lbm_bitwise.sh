@@ -99,6 +99,13 @@ run gh_2x1 2 lid_driven_cavity/cavity2d.yaml "${gh[@]}" --set "parallel.ranks=[2
 run gh_1x2 2 lid_driven_cavity/cavity2d.yaml "${gh[@]}" --set "parallel.ranks=[1,2]"
 run gh_2x2 4 lid_driven_cavity/cavity2d.yaml "${gh[@]}" --set "parallel.ranks=[2,2]"
 for n in 2x1 1x2 2x2; do same_file gh_1 gh_$n validation.csv; done
+# The cube's against Albensoeder & Kuhlmann: 20^3 puts the middle columns (9, 10) of x, y and z on
+# different ranks of [2, 2, 2] and [1, 2, 2]; each slot of a profile has one rank's term.
+ak=(--set "domain.cells=[20,20,20]" --set run.steps=61 --set validation.reference=albensoeder2005)
+run ak_1 1 lid_driven_cavity/cavity3d.yaml "${ak[@]}"
+run ak_8 8 lid_driven_cavity/cavity3d.yaml "${ak[@]}" --set "parallel.ranks=[2,2,2]"
+run ak_4 4 lid_driven_cavity/cavity3d.yaml "${ak[@]}" --set "parallel.ranks=[1,2,2]"
+for n in 8 4; do same_file ak_1 ak_$n validation.csv; done
 
 # Bad decompositions are input errors (exit 2) before anything is written.
 mpirun -n 3 "$eddy" run "$src/cases/lid_driven_cavity/cavity2d.yaml" --set "parallel.ranks=[2,1]" --out bad1 >bad1.log 2>&1
