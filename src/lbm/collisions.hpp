@@ -32,4 +32,16 @@ void with_collision(Collision c, const CollisionRates& rates, const CollisionExt
   }
 }
 
+/// The operator of the cells next to a solid in the step that bounces their populations back (the
+/// near-solid kernel of the odd step, solver_launches.hpp): the operator itself, but for the
+/// regularized one, whose wall closure is TRT of the same viscosity (collision_regularized_k.hpp).
+template <class C>
+EDDY_HD EDDY_INLINE const C& near_wall_collision(const C& c) {
+  return c;
+}
+template <class R, bool Les, bool Force>
+EDDY_HD EDDY_INLINE const Trt<R, Les, Force>& near_wall_collision(const Regularized<R, Les, Force>& c) {
+  return c.wall;
+}
+
 }  // namespace eddy::lbm

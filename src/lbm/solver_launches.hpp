@@ -192,11 +192,13 @@ void launch_stream_collide(const StreamCollideArgs<T, R>& a, const C& collision,
   if (Odd && cells.near_solid_size > 0) {
     const index_t* sp = cells.near_solid;
     constexpr index_t index_mask = (index_t(1) << near_solid_shift) - 1;
+    // The cells next to a solid collide with the operator's wall closure (collisions.hpp).
+    const auto wall = near_wall_collision(collision);
     backend::parallel_for("lbm::stream_collide_odd_near_solid", cells.near_solid_size,
                           [=] EDDY_DEVICE(index_t t) {
                             const index_t e = sp[t];
                             stream_collide<L, true, true>(e & index_mask, unsigned(e >> near_solid_shift), a,
-                                                          collision, true, obs, 1);
+                                                          wall, true, obs, 1);
                           });
   }
 }
