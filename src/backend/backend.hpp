@@ -33,8 +33,10 @@ const char* name();
 /// True when kernels run on a GPU.
 constexpr bool is_gpu() { return EDDY_GPU != 0; }
 /// Start the backend for this process: pick the device for a node-local rank (round robin over the
-/// visible GPUs); on every backend, FP32/FP64 subnormals are flushed to zero (x86 FTZ/DAZ on every
-/// OpenMP thread, nvcc --ftz=true), because decaying flows produce them and they cost 100x on CPUs.
+/// visible GPUs); on every backend, subnormals are flushed to zero because decaying flows produce them and
+/// they cost 100x on CPUs: FP32 and FP64 on the host (x86 FTZ/DAZ on every OpenMP thread), FP32 in
+/// device code (nvcc --ftz=true on CUDA and HIP on NVIDIA, clang -fgpu-flush-denormals-to-zero on HIP
+/// on AMD; neither compiler has a device flag for FP64, which NVIDIA and AMD GPUs handle at full speed).
 void initialize(int node_local_rank);
 /// Facts about the device this process uses.
 DeviceInfo device_info();
