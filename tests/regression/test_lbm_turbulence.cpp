@@ -6,12 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <vector>
 
 #include "app/run.hpp"
 #include "io/config/config.hpp"
 #include "lbm/lbm_solver.hpp"
+#include "tests/support/diagnostics_csv.hpp"
 
 namespace eddy {
 namespace {
@@ -108,24 +108,6 @@ TEST(GuoForcing, SmagorinskyOnlyAddsViscosity) {
   }
 }
 
-/// Column `name` of the diagnostics.csv in `dir`, row by row.
-std::vector<double> diagnostics_column(const std::string& dir, const std::string& name) {
-  std::ifstream in(dir + "/diagnostics.csv");
-  std::string line, cell;
-  std::getline(in, line);
-  std::istringstream h(line);
-  int col = -1;
-  for (int k = 0; std::getline(h, cell, ','); ++k)
-    if (cell == name) col = k;
-  std::vector<double> v;
-  while (std::getline(in, line)) {
-    std::istringstream r(line);
-    for (int k = 0; std::getline(r, cell, ','); ++k)
-      if (k == col) v.push_back(std::stod(cell));
-  }
-  return v;
-}
-
 // 3D Taylor-Green vortex, Re 1600, 32^3, D3Q19 regularized (cases/taylor_green/tgv3d_lbm.yaml), to t = 1.
 //  - Strain-rate diagnostic at t = 0: the initial state carries the central-difference velocity gradient
 //    (lbm_solver.cpp), so the enstrophy <S:S> must be the exact 3/8 times (sin h / h)^2, h = 2 pi / 32
@@ -145,7 +127,7 @@ TEST(TaylorGreen3D, EarlyEnergyAt32Cubed) {
                          "output.diagnostics.every=0.25t", "validation.reference=tgv_re1600"});
   const app::RunResult r = app::run(spec, {dir, true}, parallel::Comm());
   const double h = 2 * M_PI / 32, z0 = 0.375 * std::pow(std::sin(h) / h, 2);
-  const double z = diagnostics_column(dir, "enstrophy").at(0);
+  const double z = test::diagnostics_column(dir, "enstrophy").at(0);
   std::printf("32^3: enstrophy(0) %.6f (expected %.6f); max |E - E_ref| %.3e to t = 1\n", z, z0,
               r.metric("energy_max_deviation"));
   EXPECT_NEAR(z / z0, 1.0, 1e-4);
@@ -167,7 +149,7 @@ TEST(TaylorGreen3D, RegularizedStaysStableAt32Cubed) {
                          "output.diagnostics.every=0.5t", "validation.reference=none"});
   const app::RunResult r = app::run(spec, {dir, true}, parallel::Comm());
   EXPECT_GE(r.time, 10.0);
-  const std::vector<double> e = diagnostics_column(dir, "kinetic_energy");
+  const std::vector<double> e = test::diagnostics_column(dir, "kinetic_energy");
   ASSERT_GE(e.size(), 20u);
   for (std::size_t k = 1; k < e.size(); ++k) EXPECT_LE(e[k], e[k - 1] + 1e-6 * e[0]) << "row " << k;
   std::printf("32^3 regularized: E(10) = %.5f (DNS 0.07448)\n", e.back());
