@@ -32,6 +32,12 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
+/// Why an FFT test is skipped: only a HIP build without hipFFT has no FFT library.
+constexpr const char* kNoFft =
+    "no FFT library in this build: a HIP build runs these tests where CMake finds hipFFT (ROCm's hipfft "
+    "package, EDDY_HIPFFT_INCLUDE/EDDY_HIPFFT_LIBRARY, or hipFFT's CUDA layer beside the HIP headers of "
+    "HIP on NVIDIA); Debian ships none";
+
 index_t product(const std::vector<index_t>& n) {
   index_t p = 1;
   for (index_t k : n) p *= k;
@@ -63,8 +69,7 @@ double r2c_round_trip_error(const std::vector<index_t>& n, index_t batch) {
 }
 
 TEST(Fft, AvailableInThisBuild) {
-  if (!eddy::backend::fft_available())
-    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
+  if (!eddy::backend::fft_available()) GTEST_SKIP() << kNoFft;
   SUCCEED();
 }
 
@@ -78,8 +83,7 @@ void expect_round_trip(const std::vector<index_t>& n, index_t batch, double tol)
 }
 
 TEST(Fft, RoundTripR2cC2rFp64Is1e14) {
-  if (!eddy::backend::fft_available())
-    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
+  if (!eddy::backend::fft_available()) GTEST_SKIP() << kNoFft;
   expect_round_trip<double>({64}, 7, 1e-14);
   expect_round_trip<double>({48, 30}, 3, 1e-14);      // 2D, even sizes with factors 2, 3, 5
   expect_round_trip<double>({17, 9}, 2, 1e-14);       // odd sizes (prime, odd last dim)
@@ -88,8 +92,7 @@ TEST(Fft, RoundTripR2cC2rFp64Is1e14) {
 }
 
 TEST(Fft, RoundTripR2cC2rFp32) {
-  if (!eddy::backend::fft_available())
-    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
+  if (!eddy::backend::fft_available()) GTEST_SKIP() << kNoFft;
   // FP32: a few units of 2^-24 times log2(N).
   expect_round_trip<float>({64, 64}, 2, 2e-6);
   expect_round_trip<float>({32, 24, 16}, 3, 2e-6);
@@ -98,8 +101,7 @@ TEST(Fft, RoundTripR2cC2rFp32) {
 /// A pure mode sin(2 pi (a x / nx + b y / ny)) transforms to -i N / 2 at (b, a) of the half spectrum
 /// (forward = exp(-i k x)) and to nothing else.
 TEST(Fft, PureModeLandsWhereTheConventionSays) {
-  if (!eddy::backend::fft_available())
-    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
+  if (!eddy::backend::fft_available()) GTEST_SKIP() << kNoFft;
   const index_t nx = 16, ny = 12, a = 3, b = 2, nh = nx / 2 + 1;
   std::vector<double> x(static_cast<std::size_t>(nx * ny));
   for (index_t j = 0; j < ny; ++j)
@@ -128,8 +130,7 @@ TEST(Fft, PureModeLandsWhereTheConventionSays) {
 /// layout the slab-decomposed 3D transform uses: forward then backward is N times the identity, and the
 /// forward result equals the transform of each column done one by one.
 TEST(Fft, StridedC2cAlongTheSlowestAxis) {
-  if (!eddy::backend::fft_available())
-    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
+  if (!eddy::backend::fft_available()) GTEST_SKIP() << kNoFft;
   const index_t n = 24, m = 10;
   FftLayout l;
   l.n = {n};
@@ -170,8 +171,7 @@ TEST(Fft, StridedC2cAlongTheSlowestAxis) {
 /// give the in-place transform of those columns, to round-off (1e-13: O(1) values, n = 24), and touch
 /// nothing else of the output; backward the other way round gives n times the input.
 TEST(Fft, OutOfPlaceC2cWithOtherStrides) {
-  if (!eddy::backend::fft_available())
-    GTEST_SKIP() << "no FFT library in this build (HIP: Debian ships no hipFFT)";
+  if (!eddy::backend::fft_available()) GTEST_SKIP() << kNoFft;
   const index_t n = 24, m = 10, w = 7, first = 2, to = 1, batch = 5;
   FftLayout in_place;
   in_place.n = {n};
