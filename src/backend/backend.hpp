@@ -32,6 +32,17 @@ struct DeviceInfo {
 const char* name();
 /// True when kernels run on a GPU.
 constexpr bool is_gpu() { return EDDY_GPU != 0; }
+/// The vendor of the GPU the build's kernels run on (none: the CPU backend). Launch parameters that were
+/// measured on one vendor's GPUs (parallel_for_box's `min_blocks`, whose meaning differs between them)
+/// are chosen by it: lbm/solver_launches.hpp, ResidentBlocks.
+enum class GpuVendor { none, nvidia, amd };
+#if EDDY_GPU_NVIDIA
+inline constexpr GpuVendor gpu_vendor = GpuVendor::nvidia;
+#elif EDDY_GPU
+inline constexpr GpuVendor gpu_vendor = GpuVendor::amd;
+#else
+inline constexpr GpuVendor gpu_vendor = GpuVendor::none;
+#endif
 /// Start the backend for this process: pick the device for a node-local rank (round robin over the
 /// visible GPUs); on every backend, subnormals are flushed to zero because decaying flows produce them and
 /// they cost 100x on CPUs: FP32 and FP64 on the host (x86 FTZ/DAZ on every OpenMP thread), FP32 in
@@ -158,7 +169,15 @@ namespace eddy::backend {
 /// keeps in flight), which only a measurement decides: the LBM's D3Q19 update on an H200
 /// (cases/benchmarks/results/2026-11-30d-h200) runs 1.6 % faster per_cell with 32-bit populations and
 /// 18 % faster grid_stride with 16-bit ones. parallel_for_box's `min_blocks` (0: none) further asks that
-/// many blocks of an SM resident at once, which caps the kernel's registers to fit (it may then spill).
+/// many blocks of 256 threads resident at once on an SM (NVIDIA) or a compute unit (AMD), which caps the
+/// kernel's registers to fit (it may then spill). The second argument of `__launch_bounds__` carries it,
+/// and the two vendors read it differently: NVIDIA as blocks per SM, so a register cap of 65,536 /
+/// (256 min_blocks) per thread (80 at 3, 64 at 4, in granules of 8); HIP on AMD as
+/// `amdgpu_waves_per_eu`, wavefronts per SIMD, and a block of 256 threads is four wavefronts of 64, one
+/// on each of a CU's four SIMDs, so again min_blocks blocks per CU, but a cap of 512 / min_blocks vector
+/// registers (CDNA2 and CDNA3: 512 per SIMD lane, architectural and accumulation registers together).
+/// Both reach at most 8 such blocks, so a min_blocks asks the same share of the maximum residency on
+/// either; what it costs in registers differs, which is why the LBM keeps a value per vendor.
 enum class BoxLaunch {
   per_cell,     ///< one thread per cell
   grid_stride,  ///< a capped grid, each thread looping over cells a grid apart

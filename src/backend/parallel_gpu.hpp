@@ -86,7 +86,8 @@ __global__ void __launch_bounds__(block_size)
     box_kernel(std::uint32_t n, FastDiv by_x, FastDiv by_y, index_t y0, index_t z0, F f) {
   box_cells<Stride>(n, by_x, by_y, y0, z0, f);
 }
-/// The same, with `MinBlocks` blocks of an SM resident at once: registers capped to fit.
+/// The same, with `MinBlocks` blocks resident at once on an SM (NVIDIA) or a CU (AMD, as wavefronts per
+/// SIMD): registers capped to fit (backend.hpp: BoxLaunch).
 template <bool Stride, int MinBlocks, class F>
 __global__ void __launch_bounds__(block_size, MinBlocks)
     box_kernel_min(std::uint32_t n, FastDiv by_x, FastDiv by_y, index_t y0, index_t z0, F f) {
@@ -185,7 +186,7 @@ void parallel_for(const char* label, index_t n, F f) {
 /// Run f(x, y, z) for every cell of an nx x ny x nz box on the device, x fastest: consecutive threads on
 /// consecutive x, no integer division. Boxes of 2^31 cells or more run as several launches of whole
 /// planes (of whole rows where one plane is that large). `min_blocks` > 0: registers capped so that many
-/// blocks fit on an SM (backend.hpp: BoxLaunch).
+/// blocks fit on an SM or CU (backend.hpp: BoxLaunch, which says how NVIDIA and AMD read it).
 template <BoxLaunch launch = BoxLaunch::per_cell, int min_blocks = 0, class F>
 void parallel_for_box(const char* label, index_t nx, index_t ny, index_t nz, F f) {
   if (nx <= 0 || ny <= 0 || nz <= 0) return;

@@ -130,6 +130,39 @@ EDDY_HD EDDY_INLINE void bulk_cell(index_t n, unsigned faces, const StreamCollid
   }
 }
 
+/// Blocks of 256 threads that the 16-bit bulk kernels ask to keep resident on an SM or CU
+/// (backend::parallel_for_box's `min_blocks`, which caps their registers; 0: no cap), per GPU vendor
+/// (backend.hpp: BoxLaunch says how each reads the number).
+/// - NVIDIA, measured on an H200 (cases/benchmarks/results/2026-11-30f-h200): the D3Q19 odd step at 4
+///   blocks (64 registers) and the D3Q19 even pair and D3Q27 odd steps at 3 (80) ran fastest; the odd
+///   steps are latency-bound at the compiler's own register counts.
+/// - AMD (CDNA2, CDNA3; no AMD GPU has run them yet): none. The same numbers would ask the same share of
+///   a CU's residency, but there they cap a thread at 512 / n vector registers (168 at 3, 128 at 4),
+///   which clang's gfx90a and gfx940 code for these kernels stays under without a cap (D3Q19 odd step
+///   68-121 registers, 4-7 wavefronts a SIMD; even pair 107-166, 3-4; D3Q27 odd step 85-125, 4-5, but
+///   172 and 2 with TRT, LES and a force), so they change the code of one kernel only, while 5 spills in
+///   most (src/lbm/README.md, Launch parameters on AMD GPUs).
+/// A build for a given GPU sets its own with -DEDDY_LBM_RESIDENT_BLOCKS="even_pair_q19;odd_q19;odd_q27"
+/// (CMake), to be tuned with `eddy bench` on that GPU.
+struct ResidentBlocks {
+  int even_pair_q19;  ///< D3Q19 even step, two cells a thread
+  int odd_q19;        ///< D3Q19 odd step, one cell a thread
+  int odd_q27;        ///< D3Q27 odd step, one cell a thread
+};
+constexpr ResidentBlocks resident_blocks(backend::GpuVendor vendor) {
+#if defined(EDDY_LBM_RESIDENT_BLOCKS_EVEN_PAIR_Q19)
+  (void)vendor;
+  return {EDDY_LBM_RESIDENT_BLOCKS_EVEN_PAIR_Q19, EDDY_LBM_RESIDENT_BLOCKS_ODD_Q19, EDDY_LBM_RESIDENT_BLOCKS_ODD_Q27};
+#else
+  return vendor == backend::GpuVendor::amd ? ResidentBlocks{0, 0, 0} : ResidentBlocks{3, 4, 3};
+#endif
+}
+inline constexpr ResidentBlocks kResidentBlocks = resident_blocks(backend::gpu_vendor);
+static_assert(kResidentBlocks.even_pair_q19 >= 0 && kResidentBlocks.even_pair_q19 <= 8 &&
+                  kResidentBlocks.odd_q19 >= 0 && kResidentBlocks.odd_q19 <= 8 && kResidentBlocks.odd_q27 >= 0 &&
+                  kResidentBlocks.odd_q27 <= 8,
+              "EDDY_LBM_RESIDENT_BLOCKS: 0 (no cap) to 8 blocks of 256 threads an SM or CU");
+
 template <class L, bool Odd, class T, class R, class C, class Obs = NoObserver>
 void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
                                const field::SubBox b, bool pairs, bool all_fluid, const Obs& obs = {}) {
@@ -142,7 +175,8 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
                                       collision);
         };
         if constexpr (L::q == 19)
-          backend::parallel_for_box<BoxLaunch::per_cell, 3>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
+          backend::parallel_for_box<BoxLaunch::per_cell, kResidentBlocks.even_pair_q19>(label, (b.nx + 1) / 2,
+                                                                                         b.ny, b.nz, pair);
         else
           backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
         return;
@@ -171,7 +205,9 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
   if constexpr (sizeof(T) >= 4 || Obs::active)
     backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
   else if constexpr (Odd && L::d == 3)
-    backend::parallel_for_box<BoxLaunch::per_cell, (L::q > 19 ? 3 : 4)>(label, b.nx, b.ny, b.nz, f);
+    backend::parallel_for_box<BoxLaunch::per_cell,
+                              (L::q > 19 ? kResidentBlocks.odd_q27 : kResidentBlocks.odd_q19)>(label, b.nx, b.ny,
+                                                                                              b.nz, f);
   else
     backend::parallel_for_box<BoxLaunch::grid_stride>(label, b.nx, b.ny, b.nz, f);
 }
