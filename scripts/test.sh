@@ -38,4 +38,10 @@ if [ -x /usr/bin/clang++-15 ] && [ -d /usr/lib/x86_64-linux-gnu/cmake/hip-lang ]
   echo "== HIP backend: compile only (gfx90a) [${SECONDS}s]"
   "$root/scripts/build.sh" hip "$root/build/ci-hip"
 fi
+if [ -x /usr/bin/clang++-19 ] && [ -d /usr/lib/x86_64-linux-gnu/cmake/hip-lang ]; then
+  # MI300A/X: clang-19 knows gfx942, Debian's ROCm 5.2 does not (scripts/cmake/hip_debian.cmake, 4.)
+  echo "== HIP backend: compile only (gfx942, clang-19) [${SECONDS}s]"
+  EDDY_CMAKE_ARGS="$EDDY_CMAKE_ARGS -DCMAKE_HIP_COMPILER=/usr/bin/clang++-19 -DCMAKE_HIP_ARCHITECTURES=gfx942 -DEDDY_BUILD_TESTS=OFF" \
+    "$root/scripts/build.sh" hip "$root/build/ci-hip-gfx942"
+fi
 echo "== all done [${SECONDS}s]"
