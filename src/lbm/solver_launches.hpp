@@ -152,15 +152,16 @@ struct ResidentBlocks {
 constexpr ResidentBlocks resident_blocks(backend::GpuVendor vendor) {
 #if defined(EDDY_LBM_RESIDENT_BLOCKS_EVEN_PAIR_Q19)
   (void)vendor;
-  return {EDDY_LBM_RESIDENT_BLOCKS_EVEN_PAIR_Q19, EDDY_LBM_RESIDENT_BLOCKS_ODD_Q19, EDDY_LBM_RESIDENT_BLOCKS_ODD_Q27};
+  return {EDDY_LBM_RESIDENT_BLOCKS_EVEN_PAIR_Q19, EDDY_LBM_RESIDENT_BLOCKS_ODD_Q19,
+          EDDY_LBM_RESIDENT_BLOCKS_ODD_Q27};
 #else
   return vendor == backend::GpuVendor::amd ? ResidentBlocks{0, 0, 0} : ResidentBlocks{3, 4, 3};
 #endif
 }
 inline constexpr ResidentBlocks kResidentBlocks = resident_blocks(backend::gpu_vendor);
 static_assert(kResidentBlocks.even_pair_q19 >= 0 && kResidentBlocks.even_pair_q19 <= 8 &&
-                  kResidentBlocks.odd_q19 >= 0 && kResidentBlocks.odd_q19 <= 8 && kResidentBlocks.odd_q27 >= 0 &&
-                  kResidentBlocks.odd_q27 <= 8,
+                  kResidentBlocks.odd_q19 >= 0 && kResidentBlocks.odd_q19 <= 8 &&
+                  kResidentBlocks.odd_q27 >= 0 && kResidentBlocks.odd_q27 <= 8,
               "EDDY_LBM_RESIDENT_BLOCKS: 0 (no cap) to 8 blocks of 256 threads an SM or CU");
 
 template <class L, bool Odd, class T, class R, class C, class Obs = NoObserver>
@@ -176,7 +177,7 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
         };
         if constexpr (L::q == 19)
           backend::parallel_for_box<BoxLaunch::per_cell, kResidentBlocks.even_pair_q19>(label, (b.nx + 1) / 2,
-                                                                                         b.ny, b.nz, pair);
+                                                                                        b.ny, b.nz, pair);
         else
           backend::parallel_for_box<BoxLaunch::grid_stride>(label, (b.nx + 1) / 2, b.ny, b.nz, pair);
         return;
@@ -206,8 +207,8 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
     backend::parallel_for_box<BoxLaunch::per_cell>(label, b.nx, b.ny, b.nz, f);
   else if constexpr (Odd && L::d == 3)
     backend::parallel_for_box<BoxLaunch::per_cell,
-                              (L::q > 19 ? kResidentBlocks.odd_q27 : kResidentBlocks.odd_q19)>(label, b.nx, b.ny,
-                                                                                              b.nz, f);
+                              (L::q > 19 ? kResidentBlocks.odd_q27 : kResidentBlocks.odd_q19)>(label, b.nx,
+                                                                                               b.ny, b.nz, f);
   else
     backend::parallel_for_box<BoxLaunch::grid_stride>(label, b.nx, b.ny, b.nz, f);
 }
