@@ -130,6 +130,17 @@ struct CollisionRates {
   double trt_magic = 3.0 / 16.0;  ///< TRT's magic parameter Lambda
 };
 
+/// The cell's relaxation rate from its density rho and non-equilibrium stress p (pi_neq): omega, or the
+/// Smagorinsky one.
+template <bool Les, class R>
+EDDY_HD EDDY_INLINE R local_omega(R omega, const CollisionExtras<R>& extras, R rho, const R (&p)[6]) {
+  if constexpr (Les) {
+    return smagorinsky_omega(extras.tau0, extras.les, rho, p);
+  } else {
+    return omega;
+  }
+}
+
 /// The cell's relaxation rate: omega, or the Smagorinsky one from the cell's own stress.
 template <class L, bool Les, bool Force, class R>
 EDDY_HD EDDY_INLINE R local_omega(R omega, const CollisionExtras<R>& extras, const R (&f)[L::q], R drho,
@@ -137,7 +148,7 @@ EDDY_HD EDDY_INLINE R local_omega(R omega, const CollisionExtras<R>& extras, con
   if constexpr (Les) {
     R p[6];
     pi_neq<L, Force>(f, drho, u, extras.force, p, unit);
-    return smagorinsky_omega(extras.tau0, extras.les, unit + drho, p);
+    return local_omega<true>(omega, extras, unit + drho, p);
   } else {
     return omega;
   }

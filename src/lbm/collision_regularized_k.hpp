@@ -55,8 +55,7 @@ struct Regularized {
   EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
     R p[6];
     pi_neq<L, Force>(f, drho, u, extras.force, p, unit);
-    R w = omega;
-    if constexpr (Les) w = smagorinsky_omega(extras.tau0, extras.les, unit + drho, p);
+    const R w = local_omega<Les>(omega, extras, unit + drho, p);
     const R rho = unit + drho, k = R(1) - w;
     EDDY_UNROLL for (int a = 0; a < 6; ++a) p[a] *= k;  // (1 - omega) a2_neq
     // A2 (xx yy zz xy xz yz) and the momentum with half the force.
