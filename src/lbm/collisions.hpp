@@ -6,17 +6,18 @@
 /// `operator()<L>(f, drho, u, unit)`. Adding one: lbm/README.md, "Adding a collision operator".
 #include "core/names.hpp"
 #include "lbm/collision_bgk_k.hpp"
+#include "lbm/collision_kbc_k.hpp"
 #include "lbm/collision_regularized_k.hpp"
 #include "lbm/collision_trt_k.hpp"
 
 namespace eddy::lbm {
 
 /// numerics.collision.
-enum class Collision { bgk, trt, regularized };
+enum class Collision { bgk, trt, regularized, kbc };
 
 /// The words of `Collision`, by enumerator.
-inline constexpr Names<Collision, 3> collision_names{
-    {Bgk<double>::name, Trt<double>::name, Regularized<double>::name}};
+inline constexpr Names<Collision, 4> collision_names{
+    {Bgk<double>::name, Trt<double>::name, Regularized<double>::name, Kbc<double>::name}};
 
 /// f(op) with the operator `c` names, built from `rates` and `extras`, of arithmetic R and with the
 /// LES and forcing flags Les, Force.
@@ -29,6 +30,8 @@ void with_collision(Collision c, const CollisionRates& rates, const CollisionExt
       return f(Trt<R, Les, Force>::make(rates, extras));
     case Collision::regularized:
       return f(Regularized<R, Les, Force>::make(rates, extras));
+    case Collision::kbc:
+      return f(Kbc<R, Les, Force>::make(rates, extras));
   }
 }
 

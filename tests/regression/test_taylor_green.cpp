@@ -49,6 +49,31 @@ void check_second_order(const std::string& collision) {
 TEST(TaylorGreen2D, SecondOrderConvergenceBgk) { check_second_order("bgk"); }
 TEST(TaylorGreen2D, SecondOrderConvergenceTrt) { check_second_order("trt"); }
 TEST(TaylorGreen2D, SecondOrderConvergenceRegularized) { check_second_order("regularized"); }
+// KBC: the entropic stabiliser sets the rate of everything but the shear stress per cell (gamma), so
+// the O(dx^2) error's constant depends on the local state and the observed order of one grid pair
+// scatters more than BGK's before the asymptotic range: CPU FP64, 2026-12-06, L2 errors 4.155e-3,
+// 1.280e-3, 2.728e-4, 7.420e-5 at 32, 64, 128, 256^2, orders 1.70, 2.23, 1.88 (BGK on the same grids:
+// 1.90, 2.08, 1.82). What must hold for a second-order scheme is asserted instead: the least-squares
+// order over the four grids within 0.1 of 2 (1.965), and the finest pair, the one in the asymptotic
+// range, within the band the other operators keep.
+TEST(TaylorGreen2D, SecondOrderConvergenceKbc) {
+  const int n[4] = {32, 64, 128, 256};
+  double x[4], y[4], sx = 0, sy = 0;
+  for (int k = 0; k < 4; ++k) {
+    x[k] = std::log2(double(n[k])), y[k] = std::log2(tgv_error(n[k], "kbc"));
+    sx += x[k], sy += y[k];
+  }
+  double sxy = 0, sxx = 0;
+  for (int k = 0; k < 4; ++k)
+    sxy += (x[k] - sx / 4) * (y[k] - sy / 4), sxx += (x[k] - sx / 4) * (x[k] - sx / 4);
+  const double fit = -sxy / sxx, finest = y[2] - y[3];
+  std::printf("kbc: L2 errors %.3e %.3e %.3e %.3e, least-squares order %.3f, finest pair %.3f\n",
+              std::exp2(y[0]), std::exp2(y[1]), std::exp2(y[2]), std::exp2(y[3]), fit, finest);
+  EXPECT_GE(fit, 1.9);
+  EXPECT_LE(fit, 2.1);
+  EXPECT_GE(finest, 1.8);
+  EXPECT_LE(finest, 2.2);
+}
 
 /// Bound on the relative L2 velocity error that 16-bit population storage adds to the decay at n^2
 /// cells (diffusive scaling as above). Each step rounds every stored population once; with

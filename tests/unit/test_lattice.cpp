@@ -144,7 +144,7 @@ TYPED_TEST(LatticeTest, CollisionConservesMassAndMomentum) {
   EXPECT_LT(collision_conservation_error<TypeParam>(), 1e-16);
 }
 
-/// The equilibrium is a fixed point of both collisions.
+/// The equilibrium is a fixed point of BGK, TRT and KBC.
 template <class L>
 double equilibrium_fixed_point_error() {
   return backend::parallel_reduce(
@@ -153,14 +153,16 @@ double equilibrium_fixed_point_error() {
         const double drho = 0.1 * (hash01(k, 1) - 0.5);
         const double u[3] = {0.2 * (hash01(k, 2) - 0.5), 0.2 * (hash01(k, 3) - 0.5),
                              L::d == 3 ? 0.2 * (hash01(k, 4) - 0.5) : 0.0};
-        double f[L::q], g[L::q];
-        for (int i = 0; i < L::q; ++i) f[i] = g[i] = equilibrium<L>(i, drho, u);
+        double f[L::q], g[L::q], h[L::q];
+        for (int i = 0; i < L::q; ++i) f[i] = g[i] = h[i] = equilibrium<L>(i, drho, u);
         Bgk<double>{1.3}.template operator()<L>(f, drho, u);
         Trt<double>{1.3, 1.1}.template operator()<L>(g, drho, u);
+        Kbc<double>{1.3}.template operator()<L>(h, drho, u);
         double err = 0;
-        for (int i = 0; i < L::q; ++i)
-          err = fmax(err,
-                     fmax(fabs(f[i] - equilibrium<L>(i, drho, u)), fabs(g[i] - equilibrium<L>(i, drho, u))));
+        for (int i = 0; i < L::q; ++i) {
+          const double e = equilibrium<L>(i, drho, u);
+          err = fmax(err, fmax(fabs(f[i] - e), fmax(fabs(g[i] - e), fabs(h[i] - e))));
+        }
         return err;
       },
       backend::Max{});
@@ -176,56 +178,45 @@ EDDY_HD void random_state(index_t k, double (&f)[L::q]) {
   for (int i = 0; i < L::q; ++i) f[i] = 0.01 * (hash01(k, 10 + i) - 0.5);
 }
 
-/// Collide a copy of f with operator `op` of test k (0..11: BGK, TRT, regularized, each plain, with
-/// Smagorinsky, with a body force, with both), with a body force F (zero for the operators without it).
+/// Collide g with operator `kind` (0..3: BGK, TRT, regularized, KBC) with the LES and force flags.
+template <class L, bool Les, bool Force>
+EDDY_HD void collide_as(int kind, const CollisionExtras<double>& x, double (&g)[L::q], double drho,
+                        const double (&u)[3]) {
+  switch (kind) {
+    case 0:
+      return Bgk<double, Les, Force>{1.7, x}.template operator()<L>(g, drho, u);
+    case 1:
+      return Trt<double, Les, Force>{1.7, 0.9, x}.template operator()<L>(g, drho, u);
+    case 2:
+      return Regularized<double, Les, Force>{1.7, x}.template operator()<L>(g, drho, u);
+    default:
+      return Kbc<double, Les, Force>{1.7, x}.template operator()<L>(g, drho, u);
+  }
+}
+
+/// Collide a copy of f with test operator `op` (0..15): operator op % 4 (BGK, TRT, regularized, KBC)
+/// with model op / 4 (plain, Smagorinsky, a body force, both), with a body force F (zero for the
+/// operators without it).
 template <class L>
 EDDY_HD void collide_with(int op, const double (&F)[3], double (&g)[L::q], double drho,
                           const double (&u)[3]) {
   CollisionExtras<double> extras;
   extras.tau0 = 1.0 / 1.7, extras.les = 18 * 0.17 * 0.17;
   for (int a = 0; a < 3; ++a) extras.force[a] = F[a];
-  const double wm = 0.9;
-  switch (op) {
+  const int kind = op % 4;
+  switch (op / 4) {
     case 0:
-      Bgk<double>{1.7, extras}.template operator()<L>(g, drho, u);
-      break;
+      return collide_as<L, false, false>(kind, extras, g, drho, u);
     case 1:
-      Trt<double>{1.7, wm, extras}.template operator()<L>(g, drho, u);
-      break;
+      return collide_as<L, true, false>(kind, extras, g, drho, u);
     case 2:
-      Regularized<double>{1.7, extras}.template operator()<L>(g, drho, u);
-      break;
-    case 3:
-      Bgk<double, true>{1.7, extras}.template operator()<L>(g, drho, u);
-      break;
-    case 4:
-      Trt<double, true>{1.7, wm, extras}.template operator()<L>(g, drho, u);
-      break;
-    case 5:
-      Regularized<double, true>{1.7, extras}.template operator()<L>(g, drho, u);
-      break;
-    case 6:
-      Bgk<double, false, true>{1.7, extras}.template operator()<L>(g, drho, u);
-      break;
-    case 7:
-      Trt<double, false, true>{1.7, wm, extras}.template operator()<L>(g, drho, u);
-      break;
-    case 8:
-      Regularized<double, false, true>{1.7, extras}.template operator()<L>(g, drho, u);
-      break;
-    case 9:
-      Bgk<double, true, true>{1.7, extras}.template operator()<L>(g, drho, u);
-      break;
-    case 10:
-      Trt<double, true, true>{1.7, wm, extras}.template operator()<L>(g, drho, u);
-      break;
+      return collide_as<L, false, true>(kind, extras, g, drho, u);
     default:
-      Regularized<double, true, true>{1.7, extras}.template operator()<L>(g, drho, u);
-      break;
+      return collide_as<L, true, true>(kind, extras, g, drho, u);
   }
 }
-constexpr int n_operators = 12;
-EDDY_HD constexpr bool forced(int op) { return op >= 6; }
+constexpr int n_operators = 16;
+EDDY_HD constexpr bool forced(int op) { return op / 4 >= 2; }
 
 /// Max error of mass and momentum over one collision of random populations, every operator and model:
 /// mass unchanged, momentum sum c_i f_i changed by exactly the body force F (Guo: u = (j + F/2)/rho).
@@ -292,6 +283,38 @@ TYPED_TEST(LatticeTest, RegularizedEquilibriumIsAFixedPoint) {
   EXPECT_LT(regularized_fixed_point_error<TypeParam>(), 1e-16);
 }
 
+/// The second moment s = sum_i c_i c_i f_i (xx yy zz xy xz yz) of f; returns the zeroth, sum_i f_i.
+template <class L>
+EDDY_HD double second_moment(const double (&f)[L::q], double (&s)[6]) {
+  double m = 0;
+  for (int c = 0; c < 6; ++c) s[c] = 0;
+  for (int i = 0; i < L::q; ++i) {
+    const double cx = L::c(i, 0), cy = L::c(i, 1), cz = L::c(i, 2);
+    m += f[i];
+    s[0] += cx * cx * f[i], s[1] += cy * cy * f[i], s[2] += cz * cz * f[i];
+    s[3] += cx * cy * f[i], s[4] += cx * cz * f[i], s[5] += cy * cz * f[i];
+  }
+  return m;
+}
+
+/// Random state k, with a small body force F on odd k (zero on even k), its moments and its
+/// (Guo-corrected) non-equilibrium stress `before`, then collided with operator Op at rate omega, the
+/// forced operator where there is a force.
+template <template <class, bool, bool> class Op, class L>
+EDDY_HD void collide_random_state(index_t k, double omega, double (&f)[L::q], double& drho, double (&u)[3],
+                                  double (&F)[3], double (&before)[6]) {
+  random_state<L>(k, f);
+  CollisionExtras<double> extras;
+  for (int a = 0; a < 3; ++a) F[a] = a < L::d && k % 2 ? 1e-4 * (hash01(k, 50 + a) - 0.5) : 0.0;
+  moments<L>(f, drho, u, F);
+  pi_neq<L, true>(f, drho, u, F, before);
+  for (int a = 0; a < 3; ++a) extras.force[a] = F[a];
+  if (k % 2)
+    Op<double, false, true>{omega, extras}.template operator()<L>(f, drho, u);
+  else
+    Op<double, false, false>{omega}.template operator()<L>(f, drho, u);
+}
+
 /// The regularized collision relaxes the non-equilibrium stress exactly like BGK,
 /// Pi_neq(after) = (1 - omega) Pi_neq(before) (same viscosity), with and without a body force.
 template <class L>
@@ -300,28 +323,12 @@ double regularized_stress_error() {
       "test::regularized_stress", 2048, 0.0,
       [=] EDDY_DEVICE(index_t k) {
         const double omega = 1.6;
-        double f[L::q], drho, u[3], before[6];
-        random_state<L>(k, f);
-        double F[3] = {0, 0, 0};
-        if (k % 2)
-          for (int a = 0; a < L::d; ++a) F[a] = 1e-4 * (hash01(k, 50 + a) - 0.5);
-        moments<L>(f, drho, u, F);
-        pi_neq<L, true>(f, drho, u, F, before);
-        CollisionExtras<double> extras;
-        for (int a = 0; a < 3; ++a) extras.force[a] = F[a];
-        if (k % 2)
-          Regularized<double, false, true>{omega, extras}.template operator()<L>(f, drho, u);
-        else
-          Regularized<double>{omega}.template operator()<L>(f, drho, u);
+        double f[L::q], drho, u[3], F[3], before[6];
+        collide_random_state<Regularized, L>(k, omega, f, drho, u, F, before);
         // The post-collision second moment, sum c c f~ = drho/3 I + A2, against A2 built from the
         // pre-collision moments.
-        double s[6] = {0, 0, 0, 0, 0, 0}, m = 0;
-        for (int i = 0; i < L::q; ++i) {
-          const double cx = L::c(i, 0), cy = L::c(i, 1), cz = L::c(i, 2);
-          m += f[i];
-          s[0] += cx * cx * f[i], s[1] += cy * cy * f[i], s[2] += cz * cz * f[i];
-          s[3] += cx * cy * f[i], s[4] += cx * cz * f[i], s[5] += cy * cz * f[i];
-        }
+        double s[6];
+        const double m = second_moment<L>(f, s);
         const double rho = 1 + m, iso[6] = {m / 3, m / 3, L::d == 3 ? m / 3 : 0.0, 0, 0, 0};
         const int ab[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
         double err = 0;
@@ -377,6 +384,111 @@ TYPED_TEST(LatticeTest, RegularizedThirdOrderMomentsAreExact) {
 }
 
 /// The Smagorinsky rate solves tau = tau0 + 3 C_s^2 |S| with |S| = sqrt(2 S:S), S = -3/(2 rho tau) Pi.
+/// KBC's split of one state (collision_kbc_k.hpp): the equilibrium, the force-corrected stress's
+/// deviator d, and the rest Dh = f - f_eq (+ S/2) - Ds, with the entropic products <Ds|Dh>, <Dh|Dh>.
+template <class L, bool Force>
+EDDY_HD void kbc_split(const double (&f)[L::q], double drho, const double (&u)[3], const double (&F)[3],
+                       double (&feq)[L::q], double (&d)[6], double (&dh)[L::q], double& sh, double& hh) {
+  double p[6];
+  pi_neq<L, Force>(f, drho, u, F, p);
+  const double tr = (p[0] + p[1] + p[2]) / L::d;
+  d[0] = p[0] - tr, d[1] = p[1] - tr, d[2] = L::d == 3 ? p[2] - tr : 0.0, d[3] = p[3], d[4] = p[4],
+  d[5] = p[5];
+  sh = 0, hh = 0;
+  for (int i = 0; i < L::q; ++i) {
+    feq[i] = equilibrium<L>(i, drho, u);
+    const double ds = Kbc<double>::template shear_part<L>(i, d);
+    dh[i] = f[i] - feq[i] + (Force ? 0.5 * guo_source<L>(i, u, F) : 0.0) - ds;
+    sh += ds * dh[i] / (L::w(i) + feq[i]);
+    hh += dh[i] * dh[i] / (L::w(i) + feq[i]);
+  }
+}
+
+/// KBC relaxes the deviatoric stress exactly like BGK, dev Pi_neq(after) = (1 - omega) dev Pi_neq(before)
+/// (the viscosity), with and without a body force; Ds carries the whole deviator, so its rest Dh has none.
+template <class L>
+double kbc_stress_error() {
+  return backend::parallel_reduce(
+      "test::kbc_stress", 2048, 0.0,
+      [=] EDDY_DEVICE(index_t k) {
+        const double omega = 1.9;
+        double f[L::q], drho, u[3], F[3], before[6];
+        collide_random_state<Kbc, L>(k, omega, f, drho, u, F, before);
+        // After: sum c c f~ - drho/3 I - rho u u - (u F + F u)/2 (the source's second moment).
+        double s[6];
+        second_moment<L>(f, s);
+        const double rho = 1 + drho;
+        const int ab[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+        double after[6];
+        for (int c = 0; c < 6; ++c) {
+          const int a = ab[c][0], b = ab[c][1];
+          after[c] = s[c] - (a == b ? drho / 3 : 0.0) - rho * u[a] * u[b] - 0.5 * (u[a] * F[b] + u[b] * F[a]);
+        }
+        if (L::d == 2) after[2] = after[4] = after[5] = before[2] = before[4] = before[5] = 0;
+        const double ta = (after[0] + after[1] + after[2]) / L::d,
+                     tb = (before[0] + before[1] + before[2]) / L::d;
+        double err = 0;
+        for (int c = 0; c < 6; ++c) {
+          const bool diag = c < L::d;
+          err =
+              fmax(err, fabs((after[c] - (diag ? ta : 0.0)) - (1 - omega) * (before[c] - (diag ? tb : 0.0))));
+        }
+        return err;
+      },
+      backend::Max{});
+}
+
+TYPED_TEST(LatticeTest, KbcRelaxesTheShearStressLikeBgk) { EXPECT_LT(kbc_stress_error<TypeParam>(), 1e-16); }
+
+/// Random state k (no force), its moments, and KBC's split of it (kbc_split).
+template <class L>
+EDDY_HD void kbc_random_split(index_t k, double (&f)[L::q], double& drho, double (&u)[3], double (&feq)[L::q],
+                              double (&dh)[L::q], double& sh, double& hh) {
+  random_state<L>(k, f);
+  const double F[3] = {0, 0, 0};
+  moments<L>(f, drho, u, F);
+  double d[6];
+  kbc_split<L, false>(f, drho, u, F, feq, d, dh, sh, hh);
+}
+
+/// KBC's stabiliser is the minimum of the entropy's quadratic form: the post-collision non-equilibrium
+/// (1 - omega) Ds + (1 - gamma omega / 2) Dh is orthogonal to Dh in the entropic scalar product
+/// <X|Y> = sum X_i Y_i / f_eq_i (relative to the products it is made of), and gamma departs from BGK's 2
+/// on these random states (states whose Dh carries ghost moments), so the test sees the stabiliser act.
+/// Returns the worst relative residual; `min_departure` gets the smallest |gamma - 2|.
+template <class L>
+double kbc_entropy_error(double& min_departure) {
+  const double worst = backend::parallel_reduce(
+      "test::kbc_entropy", 2048, 0.0,
+      [=] EDDY_DEVICE(index_t k) {
+        const double omega = 1.9;
+        double f[L::q], drho, u[3], feq[L::q], dh[L::q], sh, hh;
+        kbc_random_split<L>(k, f, drho, u, feq, dh, sh, hh);
+        Kbc<double>{omega}.template operator()<L>(f, drho, u);
+        double r = 0;
+        for (int i = 0; i < L::q; ++i) r += (f[i] - feq[i]) * dh[i] / (L::w(i) + feq[i]);
+        return fabs(r) / (fabs((1 - omega) * sh) + hh);
+      },
+      backend::Max{});
+  min_departure = backend::parallel_reduce(
+      "test::kbc_gamma", 2048, 1e300,
+      [=] EDDY_DEVICE(index_t k) {
+        const double omega = 1.9;
+        double f[L::q], drho, u[3], feq[L::q], dh[L::q], sh, hh;
+        kbc_random_split<L>(k, f, drho, u, feq, dh, sh, hh);
+        const double gamma = 2 / omega - (2 - 2 / omega) * sh / hh;
+        return fabs(gamma - 2);
+      },
+      backend::Min{});
+  return worst;
+}
+
+TYPED_TEST(LatticeTest, KbcStabiliserMinimisesTheEntropicNorm) {
+  double departure = 0;
+  EXPECT_LT(kbc_entropy_error<TypeParam>(departure), 1e-13);
+  EXPECT_GT(departure, 1e-3);
+}
+
 /// The frame of 16-bit storage (collide_k.hpp): the kernels collide the stored numbers s f~ (s = 2^13)
 /// with rest density `unit` = s and the force scaled by s. Scaling by a power of two commutes with every
 /// rounding, so moments and every operator, with and without LES and force, must give exactly s times the
@@ -401,7 +513,7 @@ double frame_error() {
         x1.les = xs.les = 18.0f * 0.17f * 0.17f;
         for (int d = 0; d < 3; ++d) x1.force[d] = F[d], xs.force[d] = Fs[d];
         double err = 0;
-        for (int op = 0; op < 3; ++op) {
+        for (int op = 0; op < 4; ++op) {
           float f[L::q], g[L::q];
           for (int i = 0; i < L::q; ++i) {
             f[i] = float(0.3 * L::w(i) * (hash01(k, 10 + i) - 0.5));
@@ -416,9 +528,12 @@ double frame_error() {
           } else if (op == 1) {
             Trt<float, Les, Force>{1.7f, 1.1f, x1}.template operator()<L>(f, d1, u1);
             Trt<float, Les, Force>{1.7f, 1.1f, xs}.template operator()<L>(g, ds, us, s);
-          } else {
+          } else if (op == 2) {
             Regularized<float, Les, Force>{1.7f, x1}.template operator()<L>(f, d1, u1);
             Regularized<float, Les, Force>{1.7f, xs}.template operator()<L>(g, ds, us, s);
+          } else {
+            Kbc<float, Les, Force>{1.7f, x1}.template operator()<L>(f, d1, u1);
+            Kbc<float, Les, Force>{1.7f, xs}.template operator()<L>(g, ds, us, s);
           }
           double big = 0;
           for (int i = 0; i < L::q; ++i) big = fmax(big, fabs(double(f[i]) * s));

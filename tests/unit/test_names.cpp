@@ -42,7 +42,7 @@ TEST(Names, ParseRoundTripsAndNamesTheKeyOnAnUnknownWord) {
     lbm::collision_names.parse("mrt", "numerics.collision");
     FAIL() << "mrt parsed";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "numerics.collision: 'mrt' is not one of bgk, trt, regularized");
+    EXPECT_EQ(std::string(e.what()), "numerics.collision: 'mrt' is not one of bgk, trt, regularized, kbc");
   }
 }
 
