@@ -234,7 +234,7 @@ app::RunResult tgv(int n, const std::string& end = "2", const std::string& deali
   return run(load("taylor_green/tgv3d_spectral.yaml",
                   {"domain.cells=[" + cells + "," + cells + "," + cells + "]", "run.end_time=" + end,
                    "output.diagnostics.every=0.1t", "numerics.dealiasing=" + dealiasing}),
-             "tgv3d_spectral_n" + cells + "_" + dealiasing);
+             "tgv3d_spectral_n" + cells + "_" + dealiasing + "_t" + end);  // one folder per run: ctest -j
 }
 
 TEST(SpectralTaylorGreen3D, EarlyTimeMatchesTheDns) {
