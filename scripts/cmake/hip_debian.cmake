@@ -56,6 +56,20 @@ endfunction()
 if(NOT DEFINED CMAKE_HIP_COMPILER AND EXISTS /usr/bin/clang++-15)
   set(CMAKE_HIP_COMPILER /usr/bin/clang++-15)
 endif()
+# clang bundles a HIP object's host and device code with clang-offload-bundler from its own directory or
+# PATH (Debian: clang-tools-<N>); without it CMake's identification of the compiler fails silently and
+# every HIP object is compiled as plain C++. Say so here instead.
+if(CMAKE_HIP_COMPILER MATCHES "clang")
+  get_filename_component(_eddy_hip_real "${CMAKE_HIP_COMPILER}" REALPATH)
+  get_filename_component(_eddy_hip_bin "${_eddy_hip_real}" DIRECTORY)
+  string(REGEX MATCH "[0-9]+$" _eddy_hip_ver "${CMAKE_HIP_COMPILER}")
+  find_program(_eddy_bundler NAMES clang-offload-bundler HINTS ${_eddy_hip_bin} NO_CACHE)
+  if(NOT _eddy_bundler)
+    message(FATAL_ERROR "${CMAKE_HIP_COMPILER} has no clang-offload-bundler beside it (${_eddy_hip_bin}) or on PATH, "
+                        "which it needs to build HIP objects: apt install clang-tools-${_eddy_hip_ver} "
+                        "(scripts/install-deps.sh with WITH_HIP=1 does)")
+  endif()
+endif()
 set(_eddy_deb_cm /usr/lib/x86_64-linux-gnu/cmake)
 if(NOT DEFINED CMAKE_HIP_COMPILER_ROCM_ROOT AND EXISTS ${_eddy_deb_cm}/hip-lang
    AND NOT EXISTS /usr/lib/cmake/hip-lang)
