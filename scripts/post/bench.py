@@ -107,6 +107,9 @@ def row_of(group, result, entry):
         row["best"] = _fmt(result.get("mlups_max"), 1)
         frac = result.get("bandwidth_fraction")
         row["ratio"] = "" if frac is None else f"{100 * frac:.1f}% of copy bw"
+        old_frac = result.get("bandwidth_fraction_parallel_for")  # results since 2026-12-06 carry both rulers
+        if frac is not None and old_frac is not None:
+            row["ratio"] += f" ({100 * old_frac:.1f}% of the earlier 8-byte copy)"
         where = breakdown(result)
         if where:
             row["ratio"] += f" ({where})" if row["ratio"] else where

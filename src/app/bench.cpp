@@ -379,6 +379,43 @@ double host_memory_bytes() {
   return pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
 }
 
+/// The copy bandwidth the LBM figures are measured against (backend.hpp, copy_bandwidth): the device's
+/// best copy at the start and at the end of the bench, the larger one used; the earlier yardstick (an
+/// 8-byte parallel_for copy timed by the host clock) beside it.
+struct Yardstick {
+  static constexpr std::size_t bytes = std::size_t(1) << 30;  // per array
+  static constexpr int repeats = 5;
+  backend::CopyBandwidth start = backend::copy_bandwidth(bytes, repeats), end;
+  double parallel_for_gbs = backend::copy_bandwidth_parallel_for(bytes, repeats);
+
+  void finish() { end = backend::copy_bandwidth(bytes, repeats); }
+  const backend::CopyBandwidth& best() const { return end.gbs > start.gbs ? end : start; }
+  /// The log's words for a kernel moving `gbs` per device at `bpc` bytes a cell, on `ranks` devices.
+  std::string text(double gbs, double bpc, int ranks) const {
+    const backend::CopyBandwidth& b = best();
+    return cat(100.0 * gbs / b.gbs, "% of the measured copy bandwidth (", b.gbs, " GB/s per device x ", ranks,
+               ": ", b.method, "; start ", start.gbs, ", end ", end.gbs, " GB/s), roofline ",
+               ranks * b.gbs * 1e3 / bpc, " MLUPS at ", bpc, " B/cell; ", 100.0 * gbs / parallel_for_gbs,
+               "% of the earlier yardstick (8-byte parallel_for copy, host clock: ", parallel_for_gbs,
+               " GB/s)");
+  }
+  std::vector<std::string> items(double gbs, double bpc, int ranks) const {
+    const backend::CopyBandwidth& b = best();
+    std::vector<std::string> methods;
+    for (const auto& [method, m] : b.methods)
+      methods.push_back(kv(method.c_str(), m));  // the words need no escaping
+    return {kv("copy_bandwidth_gbs", b.gbs),
+            kv_text("copy_bandwidth_method", b.method),
+            kv("copy_bandwidth_start_gbs", start.gbs),
+            kv("copy_bandwidth_end_gbs", end.gbs),
+            kv("copy_bandwidth_methods", json_object(methods)),
+            kv("bandwidth_fraction", gbs / b.gbs),
+            kv("roofline_mlups", ranks * b.gbs * 1e3 / bpc),
+            kv("copy_bandwidth_parallel_for_gbs", parallel_for_gbs),
+            kv("bandwidth_fraction_parallel_for", gbs / parallel_for_gbs)};
+  }
+};
+
 /// The largest square (dims 2) or cubic (dims 3) grid, edge n, whose allocation fits in `memory_bytes`
 /// on one device, with the allocation modelled as `bytes_per_padded` per cell of the block padded by one
 /// ghost layer per side (the LBM solver's layout): (n + 2)^dims * bytes_per_padded <= memory_bytes.
@@ -398,7 +435,7 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   const double cells = double(c.block.global_cells());
   long steps = default_steps(opt, cells);
   steps += steps % 2;  // whole AA pairs, so every repetition does the same work
-  const double copy_gbs = backend::copy_bandwidth(std::size_t(1) << 30, 5);
+  Yardstick yardstick;
   const backend::DeviceInfo dev = backend::device_info();
 
   // Warm-up: a fifth of the steps, at least 32 on several ranks so that parallel.comm auto has tried
@@ -417,7 +454,6 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   const Spread m(mlups);
   const double bpc = solver->bytes_per_cell_step();
   const double gbs = m.median * 1e6 * bpc / 1e9;
-  const double fraction = gbs / (copy_gbs * comm.size());  // against every rank's device
   // Memory: bytes this rank's solver holds per interior cell, and from it (per padded cell, so the ghost
   // layer of a small benchmark grid does not inflate the figure) the largest cubic grid of this lattice
   // and precision that one device holds. Root's block stands for every rank's.
@@ -502,15 +538,16 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
                      checkpoint_meta(spec, "lbm", lbm::lattice_names(c.setup.lattice)),
                      {&c.block, solver->q(), solver->state_bytes(), state.data()});
   }
+  yardstick.finish();
+  const double per_device_gbs = gbs / comm.size();  // against every rank's device
   char line[400];
-  std::snprintf(
-      line, sizeof line,
-      "bench %s: %s %s%s %s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
-      "%.0f B/cell/step -> %.1f GB/s = %.1f%% of the measured copy bandwidth (%.1f GB/s per device x %d)",
-      spec.name.c_str(), lbm::lattice_names(c.setup.lattice), lbm::collision_names(c.setup.collision),
-      c.setup.smagorinsky > 0 ? "+smagorinsky" : "", spec.numerics.precision.c_str(), cells, steps,
-      opt.repeats, m.median, m.min, m.max, bpc, gbs, 100.0 * fraction, copy_gbs, comm.size());
-  log::info(line);
+  std::snprintf(line, sizeof line,
+                "bench %s: %s %s%s %s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
+                "%.0f B/cell/step -> %.1f GB/s = ",
+                spec.name.c_str(), lbm::lattice_names(c.setup.lattice),
+                lbm::collision_names(c.setup.collision), c.setup.smagorinsky > 0 ? "+smagorinsky" : "",
+                spec.numerics.precision.c_str(), cells, steps, opt.repeats, m.median, m.min, m.max, bpc, gbs);
+  log::info(line + yardstick.text(per_device_gbs, bpc, comm.size()));
   log::info(cat("bench ", spec.name, ": ", bytes_per_cell_alloc, " B/cell allocated; one device (",
                 memory_bytes / (1024.0 * 1024.0 * 1024.0), host_memory ? " GiB of host memory" : " GiB",
                 ") holds a ", shape, " ", lbm::lattice_names(c.setup.lattice), " ", spec.numerics.precision,
@@ -533,8 +570,9 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
               kv("steps", steps)},
              kv_spread("mlups", m),
              graphs,
-             {kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs), kv("copy_bandwidth_gbs", copy_gbs),
-              kv("bandwidth_fraction", fraction), kv("bytes_allocated", solver->bytes_allocated()),
+             {kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs)},
+             yardstick.items(per_device_gbs, bpc, comm.size()),
+             {kv("bytes_allocated", solver->bytes_allocated()),
               kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
               kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
               kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),

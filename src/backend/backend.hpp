@@ -9,6 +9,7 @@
 /// on failure.
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/macros.hpp"
@@ -25,6 +26,7 @@ struct DeviceInfo {
   int device_id = -1;       ///< the GPU this process uses (-1 on the CPU backend)
   double memory_gib = 0.0;  ///< device memory
   int threads = 1;          ///< OpenMP threads (CPU backend)
+  int compute_units = 1;    ///< streaming multiprocessors / compute units (GPU); OpenMP threads (CPU)
   std::string runtime;      ///< runtime/driver version string
 };
 
@@ -215,8 +217,39 @@ void host_parallel_for(index_t n, F f) {
   for (index_t i = 0; i < n; ++i) f(i);
 }
 
-/// Device copy bandwidth in GB/s (bytes read + bytes written per second), measured with a
-/// parallel_for copy of `bytes` per array: the median of `repeats` fenced runs after one warm-up.
-double copy_bandwidth(std::size_t bytes, int repeats);
+/// Work queued on the compute stream, timed by the device's own clock: GPU events recorded on the stream
+/// (no launch latency or host scheduling in the figure), the host's steady clock after a fence on the
+/// CPU backend. start() then stop() (seconds between them; stop waits for the work).
+class DeviceTimer {
+ public:
+  DeviceTimer();
+  ~DeviceTimer();
+  DeviceTimer(const DeviceTimer&) = delete;
+  DeviceTimer& operator=(const DeviceTimer&) = delete;
+  void start();
+  double stop();
+
+ private:
+  [[maybe_unused]] void* begin_ = nullptr;  ///< the GPU events; unused on the CPU backend
+  [[maybe_unused]] void* end_ = nullptr;
+  [[maybe_unused]] double host_start_ = 0;  ///< the host clock at start() (CPU backend)
+};
+
+/// The device's copy bandwidth, the ceiling eddy bench measures its kernels against: bytes read + bytes
+/// written per second (GB/s), the median of `repeats` runs after a warm-up for each of several copies
+/// of `bytes` per array, every run timed by DeviceTimer, and the best of them. GPUs: a grid-stride copy
+/// of 16 bytes a thread at 1, 2, 4 and 8 blocks of 256 threads per compute unit, one thread per 16
+/// bytes, and the runtime's device-to-device memcpy. CPU: a copy of 16-byte elements split into one
+/// contiguous range per OpenMP thread (the loop the compiler vectorizes) and memcpy of one range per
+/// thread.
+struct CopyBandwidth {
+  double gbs = 0;                                       ///< the best median
+  std::string method;                                   ///< the copy that gave it
+  std::vector<std::pair<std::string, double>> methods;  ///< every copy's median GB/s, in the order run
+};
+CopyBandwidth copy_bandwidth(std::size_t bytes, int repeats);
+/// The yardstick eddy bench used until 2026-12-06, kept to compare with: an 8-byte-per-element
+/// parallel_for copy (b = a + 1), timed by the host clock around the launch and a fence.
+double copy_bandwidth_parallel_for(std::size_t bytes, int repeats);
 
 }  // namespace eddy::backend

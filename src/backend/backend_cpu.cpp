@@ -8,6 +8,8 @@
 #include <xmmintrin.h>
 #endif
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -32,7 +34,7 @@ void initialize(int /*node_local_rank*/) {
 DeviceInfo device_info() {
   DeviceInfo d;
   d.backend = "CPU (OpenMP)";
-  d.threads = omp_get_max_threads();
+  d.threads = d.compute_units = omp_get_max_threads();
   std::ifstream cpu("/proc/cpuinfo");
   std::string line;
   while (std::getline(cpu, line)) {
@@ -48,6 +50,16 @@ DeviceInfo device_info() {
 
 void fence() {}
 void* detail::compute_stream() { return nullptr; }
+
+namespace {
+double host_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+DeviceTimer::DeviceTimer() = default;
+DeviceTimer::~DeviceTimer() = default;
+void DeviceTimer::start() { host_start_ = host_seconds(); }
+double DeviceTimer::stop() { return host_seconds() - host_start_; }
 
 // Nothing to record on the host: every step runs its work.
 struct StepGraph::Impl {};
@@ -77,7 +89,21 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   if (bytes) std::memcpy(dst, src, bytes);
 }
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
-  if (bytes) std::memcpy(dst, src, bytes);
+  // A large copy as one contiguous range per thread: one core moves a fraction of what the memory
+  // system can (2 cores of the CI machine, 2026-12-06: 1 GiB arrays, see eddy bench's copy bandwidth).
+  constexpr std::size_t parallel_from = std::size_t(1) << 22;
+  if (bytes < parallel_from || omp_in_parallel()) {
+    if (bytes) std::memcpy(dst, src, bytes);
+    return;
+  }
+#pragma omp parallel
+  {
+    const std::size_t threads = std::size_t(omp_get_num_threads()), t = std::size_t(omp_get_thread_num());
+    const std::size_t piece = (bytes / threads + 63) / 64 * 64;  // whole cache lines
+    const std::size_t begin = std::min(bytes, t * piece), end = std::min(bytes, begin + piece);
+    if (end > begin)
+      std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin, end - begin);
+  }
 }
 namespace {
 /// f(slice, row) for every row of a strided block, in parallel where it is large.

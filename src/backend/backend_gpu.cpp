@@ -58,6 +58,12 @@
 #define gpuGetErrorString cudaGetErrorString
 #define gpuRuntimeGetVersion cudaRuntimeGetVersion
 #define gpuDriverGetVersion cudaDriverGetVersion
+#define gpuEvent_t cudaEvent_t
+#define gpuEventCreate cudaEventCreate
+#define gpuEventDestroy cudaEventDestroy
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
 #else
 #define gpuDeviceProp hipDeviceProp_t
 #define gpuGetDeviceCount hipGetDeviceCount
@@ -89,6 +95,12 @@
 #define gpuGetErrorString hipGetErrorString
 #define gpuRuntimeGetVersion hipRuntimeGetVersion
 #define gpuDriverGetVersion hipDriverGetVersion
+#define gpuEvent_t hipEvent_t
+#define gpuEventCreate hipEventCreate
+#define gpuEventDestroy hipEventDestroy
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEventElapsedTime hipEventElapsedTime
 #endif
 
 #define EDDY_GPU_CHECK(call) ::eddy::backend::detail::check_last((call), __FILE__, __LINE__)
@@ -153,6 +165,7 @@ DeviceInfo device_info() {
     EDDY_GPU_CHECK(gpuGetDeviceProperties(&p, d.device_id));
     d.name = p.name;
     d.memory_gib = static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
+    d.compute_units = p.multiProcessorCount;
   }
   int rt = 0, drv = 0;
   (void)gpuRuntimeGetVersion(&rt);
@@ -162,6 +175,27 @@ DeviceInfo device_info() {
 }
 
 void fence() { EDDY_GPU_CHECK(gpuDeviceSynchronize()); }
+
+DeviceTimer::DeviceTimer() {
+  gpuEvent_t b = nullptr, e = nullptr;
+  EDDY_GPU_CHECK(gpuEventCreate(&b));
+  EDDY_GPU_CHECK(gpuEventCreate(&e));
+  begin_ = b, end_ = e;
+}
+DeviceTimer::~DeviceTimer() {
+  (void)gpuEventDestroy(static_cast<gpuEvent_t>(begin_));
+  (void)gpuEventDestroy(static_cast<gpuEvent_t>(end_));
+}
+void DeviceTimer::start() {
+  EDDY_GPU_CHECK(gpuEventRecord(static_cast<gpuEvent_t>(begin_), detail::stream()));
+}
+double DeviceTimer::stop() {
+  EDDY_GPU_CHECK(gpuEventRecord(static_cast<gpuEvent_t>(end_), detail::stream()));
+  EDDY_GPU_CHECK(gpuEventSynchronize(static_cast<gpuEvent_t>(end_)));
+  float ms = 0;
+  EDDY_GPU_CHECK(gpuEventElapsedTime(&ms, static_cast<gpuEvent_t>(begin_), static_cast<gpuEvent_t>(end_)));
+  return 1e-3 * double(ms);
+}
 
 void* allocate(std::size_t bytes) {
   void* p = nullptr;

@@ -67,5 +67,38 @@ TEST(StridedCopy, CopiesAndZeroesExactlyTheBlock) {
   }
 }
 
+// copy_on_device of a block large enough to be split between threads (the CPU backend copies from 4 MiB
+// in one range per thread), at an odd length and offsets, and the bytes around it untouched.
+TEST(DeviceCopy, LargeCopiesAreExactAndStayInTheirBlock) {
+  for (const std::size_t bytes : {std::size_t(1) << 22, (std::size_t(5) << 21) + 77}) {
+    const std::size_t n = bytes + 128;
+    std::vector<char> hs(n), hd(n);
+    for (std::size_t i = 0; i < n; ++i)
+      hs[i] = static_cast<char>(i * 7 + 1), hd[i] = static_cast<char>(i * 13 + 5);
+    backend::DeviceArray<char> src(n), dst(n);
+    src.from_host(hs);
+    dst.from_host(hd);
+    backend::copy_on_device(dst.data() + 33, src.data() + 17, bytes);
+    std::vector<char> want = hd;
+    for (std::size_t i = 0; i < bytes; ++i) want[33 + i] = hs[17 + i];
+    EXPECT_EQ(dst.to_host(), want) << bytes << " bytes";
+  }
+}
+
+// The yardstick of eddy bench: every copy it tries gives a bandwidth, and the one it reports is the best
+// of them, with its name.
+TEST(DeviceCopy, CopyBandwidthIsTheBestOfItsCopies) {
+  const backend::CopyBandwidth b = backend::copy_bandwidth(std::size_t(1) << 24, 2);
+  ASSERT_FALSE(b.methods.empty());
+  bool named = false;
+  for (const auto& [method, gbs] : b.methods) {
+    EXPECT_GT(gbs, 0.0) << method;
+    EXPECT_LE(gbs, b.gbs) << method;
+    named = named || method == b.method;
+  }
+  EXPECT_TRUE(named) << b.method;
+  EXPECT_GT(backend::copy_bandwidth_parallel_for(std::size_t(1) << 24, 2), 0.0);
+}
+
 }  // namespace
 }  // namespace eddy
