@@ -4,7 +4,7 @@
     /usr/bin/python3 scripts/eddy_post.py cavity   OUTDIR [--ghia FILE] [--re N]
     /usr/bin/python3 scripts/eddy_post.py spectrum FILE.h5
     /usr/bin/python3 scripts/eddy_post.py spectra  OUTDIR|spectra.h5 [--curves 8]
-    /usr/bin/python3 scripts/eddy_post.py channel  OUTDIR
+    /usr/bin/python3 scripts/eddy_post.py channel  OUTDIR [--from T]
     /usr/bin/python3 scripts/eddy_post.py tgv      OUTDIR [--reference FILE] [--from-energy]
     /usr/bin/python3 scripts/eddy_post.py slice    FILE.h5 [--field velocity] [--component x|y|z|magnitude]
                                                   [--axis x|y|z] [--index K]
@@ -12,7 +12,7 @@
     /usr/bin/python3 scripts/eddy_post.py forces   OUTDIR [--cd 5.58] [--cl 0.0106] [--length D --velocity U]
     /usr/bin/python3 scripts/eddy_post.py probes   OUTDIR|probes.h5 [--fields velocity,pressure]
     /usr/bin/python3 scripts/eddy_post.py slices   OUTDIR|OUTDIR/slices [--movie] [--fps 10] [--out DIR]
-    /usr/bin/python3 scripts/eddy_post.py stats    OUTDIR [--step N]
+    /usr/bin/python3 scripts/eddy_post.py stats    OUTDIR [--step N] [--from T]
     /usr/bin/python3 scripts/eddy_post.py bench    DIR_OR_JSON... [--out plot.png] [--markdown FILE]
     /usr/bin/python3 scripts/eddy_post.py compare  A B [--tol 1e-12] [--datasets velocity,density]
                                                   [--rows START:STOP] [--json FILE]
@@ -66,6 +66,9 @@ def parser():
     ch = sub.add_parser("channel", help="the plane channel's statistics in wall units against the DNS of "
                         "Moser, Kim & Mansour (Re_tau 180)")
     ch.add_argument("run", help="output directory of a channel run with output.statistics over x and z")
+    ch.add_argument("--from", dest="since", type=float, metavar="T",
+                    help="average only the samples after time T (the transient left out): the newest stats "
+                    "file less the first written at or after T")
     ch.add_argument("-o", "--output", help="output stem: STEM.png, STEM.csv (default OUTDIR/post/channel)")
     ch.set_defaults(module="channel")
 
@@ -124,6 +127,8 @@ def parser():
                         "Reynolds stresses <u_i' u_j'> and the case's reference where it has one")
     st.add_argument("run", help="output directory of a run with output.statistics and average_over")
     st.add_argument("--step", type=int, help="the stats file of this step (default: the newest)")
+    st.add_argument("--from", dest="since", type=float, metavar="T",
+                    help="average only the samples after time T: the chosen file less the first written at or after T")
     st.add_argument("-o", "--output", help="output stem: STEM_<dataset>.png/.csv (default OUTDIR/post/stats)")
     st.set_defaults(module="stats")
 

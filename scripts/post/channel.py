@@ -1,6 +1,7 @@
 """`channel RUN`: the plane channel's statistics in wall units against the DNS of Moser, Kim & Mansour.
 
-Reads the newest stats file of a channel run (initial.type channel or any run with walls at y = 0 and
+Reads the newest stats file of a channel run (with `--from T`, the averages over the samples after time T
+alone: the newest file less the first one written at or after T, see stats.select) (initial.type channel or any run with walls at y = 0 and
 y = 2h: output.statistics averaged over x and z with velocity and reynolds_stress), folds the two halves
 onto the wall distance d (<u'v'> changes sign in the upper half) and puts them in wall units:
   - the wall shear stress tau_w / rho = nu dU/dd at the wall, from the parabola through the wall (U = 0
@@ -21,7 +22,7 @@ import numpy as np
 
 from .common import PostError, as_text, config_get, output_stem, parse_config, read_csv_columns, report, write_csv
 from .fields import pyplot
-from .stats import read_stats, stats_files
+from .stats import select, stats_files
 
 REFERENCE = Path(__file__).resolve().parents[2] / "cases" / "channel" / "mkm1999_chan180.csv"
 DNS_RE_TAU = 178.12
@@ -79,17 +80,19 @@ def run(args):
     files = stats_files(src)
     if not files:
         raise PostError(f"{src / 'stats'}: no stats files (a channel run writes output.statistics)")
-    path = files[max(files)]
-    attrs, data, _ = read_stats(path)
+    try:
+        attrs, data, _, label = select(files, since=args.since)
+    except PostError as e:
+        raise PostError(f"{src / 'stats'}: {e}") from None
     config = parse_config(as_text(attrs.get("resolved_config", "")))
     if "profile_y" not in data or "profile_mean_velocity" not in data or "profile_reynolds_stress" not in data:
-        raise PostError(f"{path}: needs profiles over y of mean_velocity and reynolds_stress "
+        raise PostError(f"{label}: needs profiles over y of mean_velocity and reynolds_stress "
                         "(output.statistics.fields [velocity, reynolds_stress], average_over [x, z])")
     y = data["profile_y"]
     u = data["profile_mean_velocity"].reshape(y.size, -1)
     stress = data["profile_reynolds_stress"].reshape(y.size, -1)
     if u.shape[1] != 3 or stress.shape[1] != 6:
-        raise PostError(f"{path}: a 3D channel's profiles have 3 velocity and 6 stress components")
+        raise PostError(f"{label}: a 3D channel's profiles have 3 velocity and 6 stress components")
     length = config_get(config, "domain.length")
     h = 0.5 * float(length[1] if isinstance(length, list) else length)
     velocity = float(config_get(config, "physics.velocity", 1.0))
@@ -118,7 +121,7 @@ def run(args):
     a.semilogx(lin, lin, ":", color="gray", label="U+ = y+")
     log = ref["y_plus"][ref["y_plus"] > 20]
     a.semilogx(log, 2.5 * np.log(log) + 5.5, "--", color="gray", label="2.5 ln y+ + 5.5")
-    a.set(xlabel="y+", ylabel="U+", title=f"{path.stem}: mean velocity, {turnovers:.3g} h/u_tau averaged")
+    a.set(xlabel="y+", ylabel="U+", title=f"{label}: mean velocity, {turnovers:.3g} h/u_tau averaged")
     for n, c in (("urms_plus", "C0"), ("vrms_plus", "C1"), ("wrms_plus", "C2"), ("uv_plus", "C3")):
         b.plot(ref["y_plus"], ref[n], "-", color=c, label=f"{n} (DNS)")
         b.plot(prof["y_plus"], prof[n], "o", color=c, ms=3)
@@ -131,7 +134,8 @@ def run(args):
     plt.close(fig)
 
     forced = f", from the body force {u_tau_force:.6g}" if u_tau_force else ""
-    print(f"channel: {path.name}: {int(attrs['samples'])} samples over {turnovers:.4g} eddy turnovers h/u_tau; "
+    print(f"channel: {label}: {int(attrs['samples'])} samples over {turnovers:.4g} eddy turnovers h/u_tau "
+          f"(t = {float(attrs['t_start']):.6g} to {float(attrs['t_end']):.6g}); "
           f"u_tau {u_tau:.10g} m/s{forced}; Re_tau {re_tau:.6g} (DNS {DNS_RE_TAU}, {100 * (re_tau / DNS_RE_TAU - 1):+.2f}%); "
           f"U_b {u_bulk:.6g} m/s, C_f {cf:.5g} (DNS {ref_cf:.5g}, {100 * (cf / ref_cf - 1):+.2f}%)")
     print(f"channel: against the DNS from the first centre (y+ {prof['y_plus'][0]:.3g}) to the centreline: "

@@ -47,6 +47,50 @@ def read_stats(path):
     return attrs, data, units
 
 
+COORDINATES = {"x", "y", "z", "profile_x", "profile_y", "profile_z"}
+
+
+def select(files, step=None, since=None):
+    """(attributes, data, units, label) of the statistics to show: one file (the newest, or that of `step`),
+    or with `since` the averages over the samples after time `since` alone.
+
+    Every dataset of a stats file other than the coordinates is a time average of the samples from t_start
+    (a mean or a second moment <u_i u_j>), so the window after file A up to file B is
+    (n_B m_B - n_A m_A) / (n_B - n_A), exact to round-off: the transient can be left out after the run.
+    A is the first file whose t_end is at or after `since` (the window never starts before `since`),
+    B the newest (or that of `step`)."""
+    if step is not None and step not in files:
+        raise PostError(f"no stats file at step {step}; steps {', '.join(map(str, sorted(files)))}")
+    end = step if step is not None else max(files)
+    attrs, data, units = read_stats(files[end])
+    label = files[end].name
+    if since is None:
+        return attrs, data, units, label
+    starts = [(float(read_stats(files[s])[0]["t_end"]), s) for s in sorted(files) if s < end]
+    later = [(t, s) for t, s in starts if t >= since * (1 - 1e-12)]
+    if not later:
+        have = ", ".join(f"{t:.6g}" for t, _ in starts) or "none before the newest"
+        raise PostError(f"--from {since:g}: no stats file written at or after t = {since:g} before the newest "
+                        f"(t_end of the earlier files: {have}); write them more often "
+                        "(output.statistics.write_every) or choose an earlier time")
+    t0, first = later[0]
+    a0, d0, _ = read_stats(files[first])
+    if float(a0["t_start"]) != float(attrs["t_start"]):
+        raise PostError(f"{files[first].name} and {label} average from different starts "
+                        f"(t_start {float(a0['t_start']):.6g}, {float(attrs['t_start']):.6g}): not one run's statistics")
+    n0, n1 = float(a0["samples"]), float(attrs["samples"])
+    out = {}
+    for k, v in data.items():
+        if k in COORDINATES:
+            out[k] = v
+        elif k not in d0 or d0[k].shape != v.shape:
+            raise PostError(f"{files[first].name} has no {k} of the shape of {label}'s")
+        else:
+            out[k] = (n1 * v - n0 * d0[k]) / (n1 - n0)
+    attrs = dict(attrs, samples=n1 - n0, t_start=a0["t_end"])
+    return attrs, out, units, f"{label} less {files[first].name}"
+
+
 def kolmogorov_reference(config, attrs, y):
     """The laminar Kolmogorov flow's u_x(y) averaged over the samples, or None for another case."""
     if config_get(config, "physics.forcing.type") != "kolmogorov" or config_get(config, "solver") != "spectral":
@@ -69,18 +113,17 @@ def run(args):
     if not files:
         raise PostError(f"{src / 'stats'}: no stats files (a run with output.statistics writes "
                         "<run>/stats/<name>_<step>.h5)")
-    step = args.step if args.step is not None else max(files)
-    if step not in files:
-        raise PostError(f"{src / 'stats'}: no stats file at step {step}; steps {', '.join(map(str, sorted(files)))}")
-    path = files[step]
-    attrs, data, units = read_stats(path)
+    try:
+        attrs, data, units, label = select(files, args.step, getattr(args, "since", None))
+    except PostError as e:
+        raise PostError(f"{src / 'stats'}: {e}") from None
     config = parse_config(as_text(attrs.get("resolved_config", "")))
-    print(f"stats: {path.name}: {int(attrs['samples'])} samples, t = {float(attrs['t_start']):.6g}.."
+    print(f"stats: {label}: {int(attrs['samples'])} samples, t = {float(attrs['t_start']):.6g}.."
           f"{float(attrs['t_end']):.6g} s")
     axes = [a for a in "xyz" if f"profile_{a}" in data]
     profiles = [k[len("profile_"):] for k in sorted(data) if k.startswith("profile_") and k[len("profile_"):] not in "xyz"]
     if not profiles:
-        raise PostError(f"{path}: no profiles (output.statistics.average_over names no direction)")
+        raise PostError(f"{label}: no profiles (output.statistics.average_over names no direction)")
     if len(axes) != 1:
         print(f"stats: profiles over {' and '.join(axes)} (two directions): {', '.join(profiles)}; not plotted")
         return 0
@@ -120,7 +163,7 @@ def run(args):
         what = "<u_i' u_j'>" if name == "reynolds_stress" else name
         a.set_xlabel(f"{axis} [m]")
         a.set_ylabel(f"{what} [{units.get(f'profile_{name}', '')}]")
-        a.set_title(f"{path.stem}: {what}, {int(attrs['samples'])} samples")
+        a.set_title(f"{label}: {what}, {int(attrs['samples'])} samples")
         a.legend(fontsize=8)
         fig.savefig(f"{stem}.png", dpi=110)
         plt.close(fig)

@@ -504,6 +504,39 @@ def test_channel_of_laminar_poiseuille_flow(eddy, tmp_path):
     assert_png(out / "post" / "channel.png")
 
 
+def test_statistics_window_equals_a_later_start(eddy, tmp_path):
+    """`--from T` (stats and channel) averages the samples after T alone: the newest stats file less the
+    first written at or after T. On the laminar channel developing from rest (every profile changes in
+    time), statistics from step 0 written at steps 40 and 80, windowed from t_end of the first (step 40),
+    equal a second run's statistics from step 50, its first sample after 40 (samples every 10 steps), to
+    round-off: 4 samples, t = 0.1 to 0.2, means and second moments within 1e-13 of their largest value.
+    A window start after every earlier file is exit 2, naming the times there are."""
+    common = ["domain.cells=[4,16,4]", "domain.length=[0.5,2.0,0.5]", "physics.reynolds=2",
+              "numerics.lattice_velocity=0.02", "initial.type=rest", "numerics.max_first_cell_yplus=0",
+              "numerics.precision=fp64", "run.end_time=0", "run.steps=80", "output.statistics.every=10",
+              "output.checkpoint.every=0", "output.diagnostics.every=0"]
+    whole = run_eddy(eddy, tmp_path / "whole", "channel/channel180.yaml", *common, "output.statistics.start=0",
+                     "output.statistics.write_every=40")
+    late = run_eddy(eddy, tmp_path / "late", "channel/channel180.yaml", *common, "output.statistics.start=50",
+                    "output.statistics.write_every=0")
+    r = post("stats", whole, "--from", "0.1", "-o", str(tmp_path / "w"))
+    assert "less channel180_00000040.h5: 4 samples, t = 0.1..0.2 s" in r.stdout, r.stdout
+    post("stats", late, "-o", str(tmp_path / "l"))
+    for name in ("mean_velocity", "reynolds_stress", "mean_pressure"):
+        with open(tmp_path / f"w_{name}.csv") as f:
+            a = list(csv.DictReader(f))
+        with open(tmp_path / f"l_{name}.csv") as f:
+            b = list(csv.DictReader(f))
+        assert len(a) == len(b) == 16 and a[0].keys() == b[0].keys()
+        for key in a[0]:
+            x, y = np.array([float(v[key]) for v in a]), np.array([float(v[key]) for v in b])
+            assert np.abs(x - y).max() <= 1e-13 * max(np.abs(y).max(), 1e-300), (name, key)
+    r = post("channel", whole, "--from", "0.1", "-o", str(tmp_path / "c"))
+    assert "4 samples over" in r.stdout and "(t = 0.1 to 0.2)" in r.stdout, r.stdout
+    r = post("stats", whole, "--from", "0.15", expect=2)
+    assert "--from 0.15: no stats file written at or after t = 0.15" in r.stderr and "0.1" in r.stderr, r.stderr
+
+
 # ------------------------------------------------------------------------------------------ bench
 def bench_lbm(name, mlups, fraction, precision="fp32", **extra):
     r = {"name": name, "date": "2026-11-30T00:00:00Z", "git_commit": "abc1234", "overrides": [],
