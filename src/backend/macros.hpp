@@ -26,11 +26,13 @@
 #define EDDY_DEVICE __device__         ///< qualifier of a lambda passed to parallel_for
 #define EDDY_UNROLL _Pragma("unroll")  ///< unroll the next loop (compile-time trip count)
 #define EDDY_INLINE __forceinline__    ///< always inline (pointwise kernel code)
+#define EDDY_SIMD                      ///< a loop over the cells of a row chunk (one cell on a GPU thread)
 #else
 #define EDDY_HD
 #define EDDY_DEVICE
 #define EDDY_UNROLL _Pragma("GCC unroll 32")
 #define EDDY_INLINE inline __attribute__((always_inline))
+#define EDDY_SIMD _Pragma("omp simd")  ///< vectorize the next loop over the cells of a row chunk
 #endif
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)

@@ -217,6 +217,17 @@ void parallel_for_box(const char* label, index_t nx, index_t ny, index_t nz, F f
   }
 }
 
+/// The most cells of a row that parallel_for_row_chunks hands a thread: one (the CPU backend's chunks are
+/// the lanes of a vector loop; a GPU's lanes are its threads).
+inline constexpr index_t row_chunk = 1;
+
+/// Run f(x0, count, y, z) over the rows of a box in chunks of row_chunk cells: here f(x, 1, y, z) for
+/// every cell, as parallel_for_box.
+template <class F>
+void parallel_for_row_chunks(const char* label, index_t nx, index_t ny, index_t nz, F f) {
+  parallel_for_box(label, nx, ny, nz, [=] EDDY_DEVICE(index_t x, index_t y, index_t z) { f(x, 1, y, z); });
+}
+
 /// Reduce f(i) for i in [0, n) with op (associative), starting from identity.
 template <class T, class F, class Op>
 T parallel_reduce(const char* label, index_t n, T identity, F f, Op op) {

@@ -229,6 +229,39 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamC
   if constexpr (Obs::active) obs.template add<L>(n, sample);
 }
 
+/// The update of the cells x0 .. x0 + count - 1 (count <= W) of row (y, z) of a box whose cells all share
+/// the wrapped faces `faces` and all take the bulk update with its store (plain fluid cells on odd steps):
+/// per cell the update stream_collide<L, Odd, false> makes, in three passes over the chunk: every link's
+/// populations of the W cells (W consecutive slots of the link's source), the collisions, every link's
+/// results. With 32- and 64-bit storage the passes are loops over the cells of the chunk (EDDY_SIMD), so
+/// on the CPU a link's loads and stores are vector accesses and the collision runs in vector lanes; in
+/// the AA pattern every location a cell reads is written by that cell alone, so taking all of a chunk's
+/// loads before its stores changes nothing. The arithmetic per cell is that of the one-cell update, bit
+/// for bit where the compiler contracts neither into fused multiply-adds (CMakeLists.txt: the CPU backend
+/// builds with -ffp-contract=off), so which cells a chunk holds (it depends on the box) cannot change a
+/// result.
+template <class L, bool Odd, int W, class T, class R, class Collision>
+EDDY_HD EDDY_INLINE void stream_collide_chunk(index_t n0, index_t count, unsigned faces,
+                                              const StreamCollideArgs<T, R>& a, const Collision& collide) {
+  static_assert(sizeof(T) >= 4, "16-bit storage updates cells one at a time or in pairs");
+  const Links l(n0, Odd ? faces : 0u, a.grid);
+  R f[L::q][W];
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    const T* src = Odd ? slot(a, opposite(i)) + l.neighbour<L>(i, -1, a.grid) : slot(a, i) + l.n;
+    EDDY_SIMD for (index_t k = 0; k < count; ++k) f[i][k] = load_raw<R>(src[k]);
+  }
+  EDDY_SIMD for (index_t k = 0; k < count; ++k) {
+    R c[L::q];
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) c[i] = f[i][k];
+    collide_cell<L, T>(c, a, collide);
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i][k] = c[i];
+  }
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    T* dst = Odd ? slot(a, i) + l.neighbour<L>(i, +1, a.grid) : slot(a, opposite(i)) + l.n;
+    EDDY_SIMD for (index_t k = 0; k < count; ++k) dst[k] = store_raw<T>(f[i][k]);
+  }
+}
+
 /// One slot of two adjacent cells in 16-bit storage, read or written as one 4-byte word.
 struct alignas(4) HalfPair {
   backend::Half first, second;
