@@ -31,8 +31,9 @@ def stats_files(run_dir):
     return found
 
 
-def read_stats(path):
-    """(attributes, {dataset: array}, {dataset: units}) of a stats file."""
+def read_stats(path, datasets=True):
+    """(attributes, {dataset: array}, {dataset: units}) of a stats file; with datasets=False the attributes
+    alone (the dicts empty: a per-cell stats file holds whole fields)."""
     import h5py
 
     try:
@@ -40,8 +41,8 @@ def read_stats(path):
             if "samples" not in f.attrs:
                 raise PostError(f"{path}: not an eddy stats file (no samples attribute)")
             attrs = {k: f.attrs[k] for k in f.attrs}
-            data = {k: f[k][()] for k in f}
-            units = {k: as_text(f[k].attrs.get("units", "")) for k in f}
+            data = {k: f[k][()] for k in f} if datasets else {}
+            units = {k: as_text(f[k].attrs.get("units", "")) for k in f} if datasets else {}
     except OSError as e:
         raise PostError(f"{path}: cannot open as HDF5 ({e})") from None
     return attrs, data, units
@@ -66,7 +67,7 @@ def select(files, step=None, since=None):
     label = files[end].name
     if since is None:
         return attrs, data, units, label
-    starts = [(float(read_stats(files[s])[0]["t_end"]), s) for s in sorted(files) if s < end]
+    starts = [(float(read_stats(files[s], datasets=False)[0]["t_end"]), s) for s in sorted(files) if s < end]
     later = [(t, s) for t, s in starts if t >= since * (1 - 1e-12)]
     if not later:
         have = ", ".join(f"{t:.6g}" for t, _ in starts) or "none before the newest"
