@@ -452,6 +452,9 @@ void validate(RunSpec& s, const std::vector<Field>& fields, const Where& w) {
     if (s.numerics.les.model != "none")
       w.fail("numerics.les.model",
              "'" + s.numerics.les.model + "' is only available with solver lbm; use none");
+    if (s.numerics.storage != "populations")
+      w.fail("numerics.storage",
+             "'" + s.numerics.storage + "' is only available with solver lbm; use populations");
   }
   if (s.solver == "lbm") {
     resolve_lattice(s);

@@ -70,6 +70,10 @@ struct NumericsSpec {
                                    ///< the loader resolves auto, so an LBM RunSpec never holds it
   std::string collision = "bgk";   ///< LBM: bgk | trt | regularized (recursive regularized,
                                    ///< Malaspinas 2015: stable at high Re / tau near 1/2)
+  /// LBM: what a cell stores: populations | moments (density, velocity and the non-equilibrium stress,
+  /// 6 numbers a cell in 2D and 10 in 3D, from which the regularized collision rebuilds the populations;
+  /// numerics.collision regularized only; periodic faces, walls and moving walls; fp64, fp32).
+  std::string storage = "populations";
   double lattice_velocity = 0.1;  ///< LBM: reference velocity in lattice units (sets dt; Mach = u_lb*sqrt(3))
   double max_mach = 0.3;          ///< LBM: refuse a configuration whose lattice Mach number exceeds this
   double trt_magic = 0.1875;      ///< LBM: TRT magic parameter Lambda (3/16: walls exactly half-way)

@@ -141,6 +141,7 @@ void visit(NumericsSpec& s, V& v) {
   v.field("precision", s.precision, one_of({"fp64", "fp32", "fp32/fp16"}));
   v.field("lattice", s.lattice, one_of({"auto", "D2Q9", "D3Q19", "D3Q27"}));
   v.field("collision", s.collision, one_of({"bgk", "trt", "regularized", "kbc"}));
+  v.field("storage", s.storage, one_of({"populations", "moments"}));
   v.field("lattice_velocity", s.lattice_velocity, between(0, 1, true));
   v.field("max_mach", s.max_mach, between(0, 1, false));
   v.field("trt_magic", s.trt_magic, above(0));

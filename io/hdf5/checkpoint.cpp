@@ -66,7 +66,7 @@ std::string unusable(const std::string& path, const StateLayout& layout) {
       std::string cells;
       for (long n : m.cells) cells += (cells.empty() ? "[" : ", ") + std::to_string(n);
       return cat("dataset 'state' has shape ", text(got), ", the run's state is ", text(want),
-                 " (the checkpoint's grid, domain.cells, is ", cells, "])");
+                 " (the checkpoint's grid, domain.cells, is ", cells, "], its scheme ", m.scheme, ")");
     }
     if (r.value_bytes("state") != layout.elem_bytes || r.is_integer("state") != (layout.elem_bytes == 2))
       return cat("dataset 'state' holds ", r.value_bytes("state"), "-byte ",

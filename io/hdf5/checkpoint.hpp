@@ -20,7 +20,7 @@ namespace eddy::io {
 /// What a checkpoint says about the run that wrote it (root attributes).
 struct CheckpointMeta {
   std::string solver;       ///< "lbm" / "spectral"
-  std::string scheme;       ///< e.g. the lattice "D3Q19" (LBM)
+  std::string scheme;       ///< e.g. the lattice "D3Q19" (LBM), "D3Q19/moments" with moment storage
   std::string precision;    ///< fp64 / fp32 / fp32/fp16
   std::vector<long> cells;  ///< global grid
   long step = 0;

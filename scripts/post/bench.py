@@ -97,7 +97,8 @@ def row_of(group, result, entry):
     row["precision"] = result.get("precision", "")
     row["status"] = "ok"
     if "mlups_median" in result:
-        what = [" ".join(x for x in (result.get("lattice"), result.get("collision")) if x)]
+        storage = "moments" if result.get("storage") == "moments" else None  # populations: unsaid
+        what = [" ".join(x for x in (result.get("lattice"), result.get("collision"), storage) if x)]
         if "cells" in result:
             what.append(f"{int(result['cells']):,} cells")
         if int(result.get("ranks", 1)) > 1 and result.get("comm"):

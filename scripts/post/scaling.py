@@ -4,7 +4,7 @@ beside those of an earlier one (e.g. committed figures under cases/benchmarks/re
 BEFORE and AFTER are folders of bench JSON files (`eddy bench --json`, e.g. 1gpu.json and 2gpu.json, or
 the per-config files of `eddy bench configs/bench/scaling --json DIR`); every file of BEFORE (or the
 comma-separated --files) is looked for in AFTER under the same name. For each pair of the same case (grid
-or cells, lattice, collision, precision, time stepper, ranks): the step figure before -> now (spectral:
+or cells, lattice, collision, storage, precision, time stepper, ranks): the step figure before -> now (spectral:
 ms/step, the FFT floor and the pruned transforms; LBM: MLUPS), the breakdown (pack, transfer, unpack, ...)
 and the bytes each rank sends per step. NOTE: what the ratio of the bytes sent is expected to be, printed
 beside it. A pair of different cases is reported and not compared.
@@ -24,8 +24,14 @@ CASE_KEYS = ("grid", "cells", "lattice", "collision", "precision", "time_stepper
 SPECTRAL_FIGURES = ("ms_per_step_median", "fft_ms_per_step_median", "fft_pruned_ms_per_step_median")
 
 
+def _storage(r):
+    """numerics.storage of an LBM result (one without the key stored populations); None for the spectral."""
+    return (r.get("storage") or "populations") if r.get("lattice") else None
+
+
 def _case(r):
-    return " ".join(str(r[k]) for k in CASE_KEYS if r.get(k) is not None and k != "ranks")
+    words = [str(r[k]) for k in CASE_KEYS if r.get(k) is not None and k != "ranks"]
+    return " ".join(words + (["moments"] if _storage(r) == "moments" else []))
 
 
 def slowdown(before, now):
@@ -83,7 +89,7 @@ def run(args):
         b, a = read_json(before_dir / name), read_json(after)
         if not isinstance(a, dict) or not isinstance(b, dict):
             raise PostError(f"{name}: not a single bench result (one JSON object) in both folders")
-        if any(a.get(k) != b.get(k) for k in CASE_KEYS):
+        if any(a.get(k) != b.get(k) for k in CASE_KEYS) or _storage(a) != _storage(b):
             print(f"{name}: {_case(a)} on {a.get('ranks')} rank(s), not the case of {before_dir}: no comparison")
             files[name] = {"status": "other case"}
             continue

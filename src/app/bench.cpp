@@ -535,23 +535,25 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
     for (double& v : vel) v = c.units.to_velocity(v);
     const double dx = c.units.dx;
     wb = time_writes(spec, comm, c.block, {dx, dx, dx}, vel,
-                     checkpoint_meta(spec, "lbm", lbm::lattice_names(c.setup.lattice)),
+                     checkpoint_meta(spec, "lbm", checkpoint_scheme(c.setup)),
                      {&c.block, solver->q(), solver->state_bytes(), state.data()});
   }
   yardstick.finish();
   const double per_device_gbs = gbs / comm.size();  // against every rank's device
+  const char* storage = c.setup.storage == lbm::Storage::moments ? " moments" : "";  // populations: unsaid
   char line[400];
   std::snprintf(line, sizeof line,
-                "bench %s: %s %s%s %s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
+                "bench %s: %s %s%s %s%s %.0f cells, %ld steps x %d: MLUPS median %.1f (min %.1f, max %.1f); "
                 "%.0f B/cell/step -> %.1f GB/s = ",
                 spec.name.c_str(), lbm::lattice_names(c.setup.lattice),
                 lbm::collision_names(c.setup.collision), c.setup.smagorinsky > 0 ? "+smagorinsky" : "",
-                spec.numerics.precision.c_str(), cells, steps, opt.repeats, m.median, m.min, m.max, bpc, gbs);
+                spec.numerics.precision.c_str(), storage, cells, steps, opt.repeats, m.median, m.min, m.max,
+                bpc, gbs);
   log::info(line + yardstick.text(per_device_gbs, bpc, comm.size()));
   log::info(cat("bench ", spec.name, ": ", bytes_per_cell_alloc, " B/cell allocated; one device (",
                 memory_bytes / (1024.0 * 1024.0 * 1024.0), host_memory ? " GiB of host memory" : " GiB",
                 ") holds a ", shape, " ", lbm::lattice_names(c.setup.lattice), " ", spec.numerics.precision,
-                " grid of at most ", max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
+                storage, " grid of at most ", max_edge, "^", dims, " = ", max_cells / 1e6, " million cells"));
   std::string graph_text;
   const std::vector<std::string> graphs =
       graph_items("mlups", seconds_ng, to_mlups, m.median, true, graph_text);
@@ -563,27 +565,28 @@ double bench_lbm(const config::RunSpec& spec, const BenchOptions& opt, const par
   log::info(cat("bench ", spec.name, ": ", wb.text()));
   write_json(
       opt, spec, comm,
-      items({{kv_text("lattice", lbm::lattice_names(c.setup.lattice)),
-              kv_text("collision", lbm::collision_names(c.setup.collision)),
-              kv("smagorinsky", c.setup.smagorinsky), kv("cells", static_cast<long long>(cells)),
-              kv_text("decomposition", c.decomposition.describe()), kv_text("transport", c.exchanger->name()),
-              kv("steps", steps)},
-             kv_spread("mlups", m),
-             graphs,
-             {kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs)},
-             yardstick.items(per_device_gbs, bpc, comm.size()),
-             {kv("bytes_allocated", solver->bytes_allocated()),
-              kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
-              kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
-              kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
-              kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells)),
-              kv("breakdown", json_object(bd.items)), kv("profiled_ms_per_step", bd.step_ms),
-              kv("halo_bytes_per_step", bd.sent), kv("halo_bandwidth_gbs", bd.bandwidth_gbs),
-              kv("peer_bandwidth_gbs", bd.peer_gbs)},
-             sc.items(),
-             profile_items,
-             spectrum_items,
-             wb.items()}));
+      items(
+          {{kv_text("lattice", lbm::lattice_names(c.setup.lattice)),
+            kv_text("collision", lbm::collision_names(c.setup.collision)),
+            kv_text("storage", lbm::storage_names(c.setup.storage)), kv("smagorinsky", c.setup.smagorinsky),
+            kv("cells", static_cast<long long>(cells)), kv_text("decomposition", c.decomposition.describe()),
+            kv_text("transport", c.exchanger->name()), kv("steps", steps)},
+           kv_spread("mlups", m),
+           graphs,
+           {kv("bytes_per_cell_step", bpc), kv("bandwidth_gbs", gbs)},
+           yardstick.items(per_device_gbs, bpc, comm.size()),
+           {kv("bytes_allocated", solver->bytes_allocated()),
+            kv("bytes_per_cell_allocated", bytes_per_cell_alloc),
+            kv("memory_for_max_gib", memory_bytes / (1024.0 * 1024.0 * 1024.0)),
+            kv(dims == 3 ? "max_cubic_edge" : "max_square_edge", max_edge),
+            kv(dims == 3 ? "max_cubic_cells" : "max_square_cells", static_cast<long long>(max_cells)),
+            kv("breakdown", json_object(bd.items)), kv("profiled_ms_per_step", bd.step_ms),
+            kv("halo_bytes_per_step", bd.sent), kv("halo_bandwidth_gbs", bd.bandwidth_gbs),
+            kv("peer_bandwidth_gbs", bd.peer_gbs)},
+           sc.items(),
+           profile_items,
+           spectrum_items,
+           wb.items()}));
   return m.median;
 }
 

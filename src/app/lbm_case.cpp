@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include "app/geometry_case.hpp"
 #include "app/spectral_case.hpp"
@@ -56,6 +58,47 @@ lbm::Units lbm_units(const config::RunSpec& spec) {
                           spec.numerics.lattice_velocity, spec.physics.density);
 }
 
+namespace {
+
+/// numerics.storage moments: the regularized collision (the moments are what it rebuilds the populations
+/// from), fp64 or fp32, and only periodic faces, walls and moving walls.
+void check_moment_storage(const config::RunSpec& spec) {
+  if (spec.numerics.storage != "moments") return;
+  const std::string key = "numerics.storage";
+  if (spec.numerics.collision != "regularized")
+    config::fail(spec.origins, key,
+                 cat("moments stores the moments the regularized operator rebuilds the populations from; it "
+                     "needs numerics.collision: regularized (the config has '",
+                     spec.numerics.collision, "'), or use numerics.storage: populations"));
+  if (spec.numerics.precision != "fp64" && spec.numerics.precision != "fp32")
+    config::fail(spec.origins, key,
+                 cat("moments does not store 16-bit values yet; it needs numerics.precision: fp64 or fp32 "
+                     "(the config has '",
+                     spec.numerics.precision, "'), or use numerics.storage: populations"));
+  if (!spec.geometry.bodies.empty())
+    config::fail(
+        spec.origins, key,
+        cat("moments supports periodic faces, walls and moving walls, not solid bodies yet; it needs "
+            "no geometry.bodies (the config has ",
+            spec.geometry.bodies.size(), "), or use numerics.storage: populations"));
+  const std::pair<const char*, const config::FaceSpec*> faces[6] = {
+      {"x_min", &spec.boundaries.x_min}, {"x_max", &spec.boundaries.x_max},
+      {"y_min", &spec.boundaries.y_min}, {"y_max", &spec.boundaries.y_max},
+      {"z_min", &spec.boundaries.z_min}, {"z_max", &spec.boundaries.z_max}};
+  for (int f = 0; f < 2 * spec.dimensions(); ++f) {
+    const std::string& type = faces[f].second->type;
+    if (type != "periodic" && type != "wall" && type != "moving_wall")
+      config::fail(
+          spec.origins, key,
+          cat("moments supports periodic faces, walls and moving walls, not open faces yet; it needs "
+              "boundaries.",
+              faces[f].first, ".type: periodic, wall or moving_wall (the config has '", type,
+              "'), or use numerics.storage: populations"));
+  }
+}
+
+}  // namespace
+
 void check_lbm_rules(const config::RunSpec& spec) {
   const int dims = spec.dimensions();
   const int lattice_dims =
@@ -100,6 +143,7 @@ void check_lbm_rules(const config::RunSpec& spec) {
               "*sqrt(3) = ", m, ", above numerics.max_mach = ", spec.numerics.max_mach,
               "; use numerics.lattice_velocity <= ", spec.numerics.max_mach / lbm::Units::mach(centre)));
   }
+  check_moment_storage(spec);
   const double tau = lbm_units(spec).tau;
   if (!(tau > lbm::Units::min_tau)) {
     char text[96];
@@ -152,6 +196,7 @@ LbmCase make_lbm_case(const config::RunSpec& spec, int size, int rank) {
   for (const parallel::Box& b : c.decomposition.boxes) s.boxes.push_back({b.offset, b.extent});
   s.lattice = lbm::lattice_names.parse(spec.numerics.lattice, "numerics.lattice");  // "auto" resolved
   s.collision = lbm::collision_names.parse(spec.numerics.collision, "numerics.collision");
+  s.storage = lbm::storage_names.parse(spec.numerics.storage, "numerics.storage");
   s.precision = precision_of(spec.numerics.precision);
   s.tau = c.units.tau;
   s.trt_magic = spec.numerics.trt_magic;
@@ -269,6 +314,11 @@ lbm::TaylorGreenCells taylor_green_cells(const config::RunSpec& spec, const LbmC
   t.tg.rho = spec.physics.density;
   t.dx = c.units.dx, t.dt = c.units.dt, t.density = c.units.density;
   return t;
+}
+
+std::string checkpoint_scheme(const lbm::Setup& s) {
+  const std::string lattice = lbm::lattice_names(s.lattice);
+  return s.storage == lbm::Storage::moments ? lattice + "/" + lbm::storage_names(s.storage) : lattice;
 }
 
 void initialize(lbm::Solver& solver, const config::RunSpec& spec, const LbmCase& c) {

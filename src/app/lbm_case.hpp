@@ -1,6 +1,7 @@
 #pragma once
 /// The LBM case a RunSpec describes: lattice units, the solver setup and the initial condition.
 #include <memory>
+#include <string>
 
 #include "field/exchange.hpp"
 #include "io/config/run_spec.hpp"
@@ -27,8 +28,9 @@ struct LbmCase {
 lbm::Units lbm_units(const config::RunSpec& spec);
 
 /// The LBM's rules on a loaded config, with the key and origin of the value that breaks one (InputError):
-/// a lattice of the domain's dimension, a lattice Mach number u_lb sqrt(3) <= numerics.max_mach, and a
-/// relaxation time above lbm::Units::min_tau.
+/// a lattice of the domain's dimension, a lattice Mach number u_lb sqrt(3) <= numerics.max_mach, a
+/// relaxation time above lbm::Units::min_tau, and what numerics.storage: moments supports (the
+/// regularized collision, fp64 or fp32, periodic faces, walls and moving walls).
 void check_lbm_rules(const config::RunSpec& spec);
 
 /// Lattice units, decomposition and solver setup from the config (InputError for what the LBM cannot
@@ -56,6 +58,10 @@ class LbmSpectrum {
   int dims_ = 3;
   double velocity_unit_ = 1.0;
 };
+
+/// The scheme a checkpoint of the LBM records (io::CheckpointMeta::scheme): the lattice ("D3Q19"), with
+/// "/moments" for moment storage ("D3Q19/moments"), so a restart across storages is refused.
+std::string checkpoint_scheme(const lbm::Setup& s);
 
 /// The configured initial condition in lattice units, per interior cell.
 lbm::InitialCondition initial_condition(const config::RunSpec& spec, const LbmCase& c);

@@ -25,7 +25,7 @@ using log::cat;
 
 namespace {
 
-/// A checkpoint fits the config when solver, lattice, precision, grid and time step agree.
+/// A checkpoint fits the config when solver, lattice and storage, precision, grid and time step agree.
 /// The LBM time step follows from the config (lattice velocity, physics, grid): it must be the one the
 /// checkpoint ran with.
 void check_restart_time_step(const io::CheckpointMeta& ckpt, double dt, const std::string& path) {
@@ -259,7 +259,7 @@ class LbmModel final : public Model {
     return {c_.block, solver_.q(), solver_.state_bytes(), solver_.save_state()};
   }
   io::CheckpointMeta checkpoint_meta() const override {
-    return app::checkpoint_meta(spec_, "lbm", lbm::lattice_names(c_.setup.lattice));
+    return app::checkpoint_meta(spec_, "lbm", checkpoint_scheme(c_.setup));
   }
   double viscosity() const override { return u_.nu; }
   void velocity(std::vector<double>& out) override {
@@ -385,9 +385,9 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
   const lbm::Units& u = c.units;
   auto solver = lbm::make_solver(c.setup);
   // A restart is checked before anything is written.
-  const Restart restart =
-      find_restart(spec, opt, checkpoint_meta(spec, "lbm", lbm::lattice_names(c.setup.lattice)),
-                   "lattice (numerics.lattice)", {c.block, solver->q(), solver->state_bytes()}, comm);
+  const Restart restart = find_restart(spec, opt, checkpoint_meta(spec, "lbm", checkpoint_scheme(c.setup)),
+                                       "lattice and storage (numerics.lattice, numerics.storage)",
+                                       {c.block, solver->q(), solver->state_bytes()}, comm);
   if (!restart.path.empty()) check_restart_time_step(restart.meta, u.dt, restart.path);
   // The solver and its state come before the output directory: a checkpoint whose state does not fit is
   // refused (exit 2) with nothing written.
@@ -410,10 +410,10 @@ RunResult run_lbm(const config::RunSpec& spec, const RunOptions& opt, const para
         cat("restarted from ", restart.path, " at step ", start.step, ", t = ", restart.meta.time, " s"));
   }
   log::info(cat("LBM ", lbm::lattice_names(c.setup.lattice), " ", lbm::collision_names(c.setup.collision),
-                " ", spec.numerics.precision, ", ", c.block.global_cells(), " cells; dx = ", u.dx,
-                " m, dt = ", u.dt, " s, tau = ", u.tau, ", nu = ", u.nu, " m^2/s, lattice velocity ", u.u_lb,
-                " (Mach ", lbm::Units::mach(u.u_lb), "); ", solver->bytes_allocated() / 1048576.0,
-                " MiB on the device (rank 0)"));
+                " ", spec.numerics.precision, c.setup.storage == lbm::Storage::moments ? " moments" : "",
+                ", ", c.block.global_cells(), " cells; dx = ", u.dx, " m, dt = ", u.dt, " s, tau = ", u.tau,
+                ", nu = ", u.nu, " m^2/s, lattice velocity ", u.u_lb, " (Mach ", lbm::Units::mach(u.u_lb),
+                "); ", solver->bytes_allocated() / 1048576.0, " MiB on the device (rank 0)"));
   if (!c.setup.bodies.empty() || solver->boundary_links() > 0)
     log::info(cat(c.setup.bodies.size(), " bodies; ", comm.sum(double(solver->boundary_links())),
                   " boundary links (bodies and open faces); walls: ", spec.geometry.wall));

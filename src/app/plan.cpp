@@ -193,7 +193,7 @@ Result plan_lbm(const config::RunSpec& spec, const Job& job, const Inputs& in) {
   r.field_bytes = cells * sizeof(double) *
                   (dims + 2 + (lists(listed, "vorticity") ? (dims == 3 ? 3 : 1) : 0) +
                    (lists(listed, "q_criterion") ? 1 : 0));
-  r.checkpoint_bytes = cells * t * (dims == 2 ? 9 : first.setup.lattice == lbm::Lattice::d3q27 ? 27 : 19);
+  r.checkpoint_bytes = cells * t * fm.state_values;
   const double s_cell = in.lbm_s_per_cell * fm.bytes_per_cell_step;
   r.compute_s = double(fm.cells) * s_cell;
   r.block_alone_s = r.compute_s;

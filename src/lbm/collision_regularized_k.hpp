@@ -42,6 +42,16 @@ namespace eddy::lbm {
 /// (0.0107 U, 0.0142 U off Ghia), with TRT in the bounce-back step alone at t = 86.7 (0.0096 U,
 /// 0.0120 U): that closure is the one kept, as it costs nothing (the near-solid kernel is a kernel of
 /// its own) and keeps the bulk's stability at small tau - 1/2.
+/// The Hermite coefficients of a regularized post-collision state (Regularized::relax), from which each
+/// population follows alone (Regularized::population): the density deviation, the momentum with half the
+/// force, A2 (xx yy zz xy xz yz) and the third-order A3 the lattice keeps. The moment storage
+/// (lbm/moment_k.hpp) rebuilds a neighbour's populations from them one link at a time.
+template <class R>
+struct RegularizedState {
+  R drho, j[3], a2[6];
+  R xxy, xyy, xxz, xzz, yyz, yzz, xyz;
+};
+
 template <class R, bool Les = false, bool Force = false>
 struct Regularized {
   R omega;  ///< 1 / tau
@@ -55,53 +65,72 @@ struct Regularized {
   EDDY_HD EDDY_INLINE void operator()(R (&f)[L::q], R drho, const R (&u)[3], R unit = R(1)) const {
     R p[6];
     pi_neq<L, Force>(f, drho, u, extras.force, p, unit);
+    const RegularizedState<R> s = relax<L>(drho, u, p, unit);
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = population<L>(i, s);
+  }
+
+  /// The coefficients of the post-collision state of a cell with density deviation drho, velocity u and
+  /// non-equilibrium stress p (pi_neq, with Guo's correction where Force; relaxed in place).
+  template <class L>
+  EDDY_HD EDDY_INLINE RegularizedState<R> relax(R drho, const R (&u)[3], R (&p)[6], R unit = R(1)) const {
     const R w = local_omega<Les>(omega, extras, unit + drho, p);
     const R rho = unit + drho, k = R(1) - w;
     EDDY_UNROLL for (int a = 0; a < 6; ++a) p[a] *= k;  // (1 - omega) a2_neq
+    RegularizedState<R> s;
+    s.drho = drho;
     // A2 (xx yy zz xy xz yz) and the momentum with half the force.
-    R a2[6] = {rho * u[0] * u[0] + p[0], rho * u[1] * u[1] + p[1], rho * u[2] * u[2] + p[2],
-               rho * u[0] * u[1] + p[3], rho * u[0] * u[2] + p[4], rho * u[1] * u[2] + p[5]};
-    R j[3] = {rho * u[0], rho * u[1], rho * u[2]};
+    s.a2[0] = rho * u[0] * u[0] + p[0], s.a2[1] = rho * u[1] * u[1] + p[1],
+    s.a2[2] = rho * u[2] * u[2] + p[2];
+    s.a2[3] = rho * u[0] * u[1] + p[3], s.a2[4] = rho * u[0] * u[2] + p[4],
+    s.a2[5] = rho * u[1] * u[2] + p[5];
+    s.j[0] = rho * u[0], s.j[1] = rho * u[1], s.j[2] = rho * u[2];
     if constexpr (Force) {
-      add_force_stress(a2, u, extras.force);
-      j[0] += R(0.5) * extras.force[0], j[1] += R(0.5) * extras.force[1], j[2] += R(0.5) * extras.force[2];
+      add_force_stress(s.a2, u, extras.force);
+      s.j[0] += R(0.5) * extras.force[0], s.j[1] += R(0.5) * extras.force[1],
+          s.j[2] += R(0.5) * extras.force[2];
     }
     // A3_aab = rho u_a u_a u_b + (1 - omega)(2 u_a a2_ab + u_b a2_aa), from the relaxed a2 above.
     auto a3 = [&](int a, int b, R pab, R paa) {
       return rho * u[a] * u[a] * u[b] + R(2) * u[a] * pab + u[b] * paa;
     };
-    const R xxy = a3(0, 1, p[3], p[0]), xyy = a3(1, 0, p[3], p[1]);
-    R xxz = 0, xzz = 0, yyz = 0, yzz = 0, xyz = 0;
+    s.xxy = a3(0, 1, p[3], p[0]), s.xyy = a3(1, 0, p[3], p[1]);
+    s.xxz = 0, s.xzz = 0, s.yyz = 0, s.yzz = 0, s.xyz = 0;
     if constexpr (L::d == 3) {
-      xxz = a3(0, 2, p[4], p[0]), xzz = a3(2, 0, p[4], p[2]);
-      yyz = a3(1, 2, p[5], p[1]), yzz = a3(2, 1, p[5], p[2]);
-      xyz = rho * u[0] * u[1] * u[2] + u[0] * p[5] + u[1] * p[4] + u[2] * p[3];
+      s.xxz = a3(0, 2, p[4], p[0]), s.xzz = a3(2, 0, p[4], p[2]);
+      s.yyz = a3(1, 2, p[5], p[1]), s.yzz = a3(2, 1, p[5], p[2]);
+      s.xyz = rho * u[0] * u[1] * u[2] + u[0] * p[5] + u[1] * p[4] + u[2] * p[3];
     }
+    return s;
+  }
+
+  /// Post-collision population i of the state with coefficients s.
+  template <class L>
+  EDDY_HD EDDY_INLINE static R population(int i, const RegularizedState<R>& s) {
     constexpr R third = R(1.0 / 3.0);
-    EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
-      const R cx = R(L::c(i, 0)), cy = R(L::c(i, 1)), cz = R(L::c(i, 2));
-      const R h2 = (cx * cx - third) * a2[0] + (cy * cy - third) * a2[1] +
-                   (L::d == 3 ? (cz * cz - third) * a2[2] : R(0)) +
-                   R(2) * (cx * cy * a2[3] + cx * cz * a2[4] + cy * cz * a2[5]);
-      const R hxxy = (cx * cx - third) * cy, hxyy = (cy * cy - third) * cx;
-      R h3;
-      if constexpr (L::d == 2) {
-        h3 = R(13.5) * (hxxy * xxy + hxyy * xyy);
+    const R cx = R(L::c(i, 0)), cy = R(L::c(i, 1)), cz = R(L::c(i, 2));
+    const R* a2 = s.a2;
+    const R h2 = (cx * cx - third) * a2[0] + (cy * cy - third) * a2[1] +
+                 (L::d == 3 ? (cz * cz - third) * a2[2] : R(0)) +
+                 R(2) * (cx * cy * a2[3] + cx * cz * a2[4] + cy * cz * a2[5]);
+    const R hxxy = (cx * cx - third) * cy, hxyy = (cy * cy - third) * cx;
+    R h3;
+    if constexpr (L::d == 2) {
+      h3 = R(13.5) * (hxxy * s.xxy + hxyy * s.xyy);
+    } else {
+      const R hxxz = (cx * cx - third) * cz, hxzz = (cz * cz - third) * cx;
+      const R hyyz = (cy * cy - third) * cz, hyzz = (cz * cz - third) * cy;
+      if constexpr (L::q == 27) {
+        h3 = R(13.5) *
+                 (hxxy * s.xxy + hxyy * s.xyy + hxxz * s.xxz + hxzz * s.xzz + hyyz * s.yyz + hyzz * s.yzz) +
+             R(27) * cx * cy * cz * s.xyz;
       } else {
-        const R hxxz = (cx * cx - third) * cz, hxzz = (cz * cz - third) * cx;
-        const R hyyz = (cy * cy - third) * cz, hyzz = (cz * cz - third) * cy;
-        if constexpr (L::q == 27) {
-          h3 = R(13.5) * (hxxy * xxy + hxyy * xyy + hxxz * xxz + hxzz * xzz + hyyz * yyz + hyzz * yzz) +
-               R(27) * cx * cy * cz * xyz;
-        } else {
-          h3 = R(13.5) *
-                   ((hxxy + hyzz) * (xxy + yzz) + (hxzz + hxyy) * (xzz + xyy) + (hyyz + hxxz) * (yyz + xxz)) +
-               R(4.5) *
-                   ((hxxy - hyzz) * (xxy - yzz) + (hxzz - hxyy) * (xzz - xyy) + (hyyz - hxxz) * (yyz - xxz));
-        }
+        h3 = R(13.5) * ((hxxy + hyzz) * (s.xxy + s.yzz) + (hxzz + hxyy) * (s.xzz + s.xyy) +
+                        (hyyz + hxxz) * (s.yyz + s.xxz)) +
+             R(4.5) * ((hxxy - hyzz) * (s.xxy - s.yzz) + (hxzz - hxyy) * (s.xzz - s.xyy) +
+                       (hyyz - hxxz) * (s.yyz - s.xxz));
       }
-      f[i] = R(L::w(i)) * (drho + R(3) * (cx * j[0] + cy * j[1] + cz * j[2]) + R(4.5) * h2 + h3);
     }
+    return R(L::w(i)) * (s.drho + R(3) * (cx * s.j[0] + cy * s.j[1] + cz * s.j[2]) + R(4.5) * h2 + h3);
   }
 };
 

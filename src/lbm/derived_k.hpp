@@ -24,7 +24,9 @@
 
 #include "backend/macros.hpp"
 #include "backend/parallel.hpp"
+#include "field/exchange.hpp"
 #include "field/grid.hpp"
+#include "lbm/ghost_layout.hpp"
 #include "lbm/stream_collide_k.hpp"
 
 namespace eddy::lbm {
@@ -87,8 +89,9 @@ namespace {
 
 /// The velocity of every interior cell into the padded arrays u (header comment), bitwise
 /// launch_moments' velocity; the ghost cells are left to the halo.
-template <class L, class T, class R>
-void launch_padded_velocity(const StreamCollideArgs<T, R>& a, bool next_odd, double* u) {
+template <class L, class A>
+void launch_padded_velocity(const A& a, bool next_odd, double* u) {
+  using R = typename A::Real;
   const field::PaddedGrid g = a.grid;
   backend::parallel_for("lbm::padded_velocity", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
     R drho, v[3];
@@ -112,6 +115,51 @@ void launch_derived(Derived what, const field::PaddedGrid g, unsigned wrap_axes,
     derived_cell<Dims>(what, m, wrapped_faces(g, wrap_axes, m), g, flags, u, out + t * comps);
   });
 }
+
+/// A solver's derived fields: the padded velocity of its current state with the halo filled, made once
+/// per state (the vorticity and Q of one output share it), and the fields computed from it. The arrays
+/// (8 B per padded cell and dimension) and the halo pattern are made at the first call. Collective where
+/// it fills the halo: every rank's state moves together.
+template <class L>
+class DerivedFields {
+ public:
+  /// The derived field `what` of the interior cells, or of `cells` alone, of the state `a` holds at
+  /// `version` (the solver's count of state changes) before a step of parity `next_odd`.
+  template <class A>
+  void compute(Derived what, const std::vector<index_t>* cells, std::vector<double>& out, const A& a,
+               bool next_odd, long version, const Setup& setup, field::Exchanger& exchanger) {
+    const field::PaddedGrid& g = a.grid;
+    if (u_.size() == 0) {
+      u_.resize(static_cast<std::size_t>(L::d * g.n_padded));
+      pattern_ = GhostLayout<L>(setup).cell_pattern(L::d);
+    }
+    if (version_ != version) {
+      launch_padded_velocity<L>(a, next_odd, u_.data());
+      if (!pattern_.peers.empty())
+        exchanger.exchange(u_.data(), sizeof(double), pattern_, field::Direction::forward);
+      version_ = version;
+    }
+    const index_t n = cells ? static_cast<index_t>(cells->size()) : g.n_interior();
+    out.clear();
+    if (n == 0) return;
+    backend::DeviceArray<index_t> d_cells;
+    if (cells) d_cells.from_host(*cells);
+    backend::DeviceArray<double> d_out(static_cast<std::size_t>(n * derived_components(what, L::d)));
+    launch_derived<L::d>(what, g, a.wrap_axes, a.flags, u_.data(), cells ? d_cells.data() : nullptr, n,
+                         d_out.data());
+    out = d_out.to_host();
+  }
+  std::size_t bytes() const {
+    std::size_t b = u_.bytes();
+    for (const auto& p : pattern_.peers) b += p.send.bytes() + p.recv.bytes();
+    return b;
+  }
+
+ private:
+  backend::DeviceArray<double> u_;  // the padded velocity, empty until asked
+  field::Pattern pattern_;          // its halo (GhostLayout::cell_pattern)
+  long version_ = -1;               // the state u_ holds
+};
 
 }  // namespace
 }  // namespace eddy::lbm

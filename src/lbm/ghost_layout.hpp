@@ -25,6 +25,26 @@
 
 namespace eddy::lbm {
 
+/// Mark every interior fluid cell of the flag field `h` (padded cells of grid g) that has a solid cell
+/// along a lattice link (across a wrapped axis: the image cell) near_solid: the kernels read neighbour
+/// flags only there. Marked in a second pass, so the first reads only kinds.
+template <class L>
+void mark_near_solid(const field::PaddedGrid& g, unsigned wrap_axes, std::vector<std::uint8_t>& h) {
+  // A block of fluid alone (a periodic box, its ghosts the images) has no cell next to a solid.
+  if (std::all_of(h.begin(), h.end(), [](std::uint8_t f) { return (f & kind_mask) == fluid; })) return;
+  std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
+  backend::host_parallel_for(g.n_interior(), [&](index_t t) {
+    const index_t n = g.interior_to_padded(t);
+    if (h[static_cast<std::size_t>(n)] != fluid) return;
+    const Links l(n, wrapped_faces(g, wrap_axes, n), g);
+    std::uint8_t& k = mark[static_cast<std::size_t>(t)];
+    for (int i = 1; i < L::q; ++i)
+      if (h[static_cast<std::size_t>(l.neighbour<L>(i, +1, g))] != fluid) k |= near_solid;
+  });
+  for (index_t t = 0; t < g.n_interior(); ++t)
+    h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
+}
+
 /// Rows of the population and flag arrays are padded to a multiple of 32 cells, and the population
 /// array starts `lead` elements into its allocation, so that every row's first interior cell is on a
 /// 128-byte line (FP32; two lines FP64): a warp's loads and stores of one slot for 32 cells are then one
@@ -112,6 +132,44 @@ class GhostLayout {
       if (length != 1) return;
       for (int k = 0; k < components; ++k) visit(peer, side, k * N + entry % N);
     });
+  }
+
+  /// The halo of moment storage (lbm/moment_solver.hpp): for each peer rank, this block's ghost cells
+  /// that an interior cell pulls from along some link (pattern()'s ghost cells, each once) and the
+  /// interior cells that fill them, each as `components` entries k * n_padded + padded cell. Both ends
+  /// take a ghost cell at its first link in pattern()'s order, so the lists match.
+  field::Pattern ghost_cell_pattern(int components) const {
+    return make_pattern([&](auto&& add) { for_each_ghost_cell_entry(components, add); });
+  }
+
+  /// Every entry of ghost_cell_pattern(components): visit(peer, side (0 send, 1 recv), entry), in its
+  /// order (for_each_entry's, each ghost cell at its first link).
+  template <class F>
+  void for_each_ghost_cell_entry(int components, F&& visit) const {
+    const index_t N = grid_.n_padded;
+    std::vector<int> peers;
+    index_t last = -1;
+    for_each_ghost_link(s_.rank, [&](index_t cell, int, const index_t(&img)[3]) {
+      if (cell == last) return;
+      last = cell;
+      const int q = owner(img);
+      if (std::find(peers.begin(), peers.end(), q) == peers.end()) peers.push_back(q);
+      for (int k = 0; k < components; ++k) visit(q, 1, k * N + cell);
+    });
+    std::sort(peers.begin(), peers.end());
+    for (int q : peers) {
+      last = -1;
+      for_each_ghost_link(
+          q,
+          [&](index_t cell, int, const index_t(&img)[3]) {
+            if (cell == last) return;
+            last = cell;
+            if (owner(img) != s_.rank) return;
+            const index_t n = grid_.at(img[0] - s_.offset[0], img[1] - s_.offset[1], img[2] - s_.offset[2]);
+            for (int k = 0; k < components; ++k) visit(q, 0, k * N + n);
+          },
+          s_.rank);
+    }
   }
 
   /// The lengths of pattern()'s lists, {send, recv} per peer rank, without building them (eddy plan).

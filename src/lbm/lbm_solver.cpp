@@ -9,12 +9,18 @@
 #include "lbm/boundary_k.hpp"
 #include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
+#include "lbm/moment_k.hpp"
 
 namespace eddy::lbm {
 namespace {
 
 template <class L>
 std::unique_ptr<Solver> make_for_lattice(const Setup& s) {
+  if (s.storage == Storage::moments) {
+    if (s.precision == Precision::fp64) return detail::make_moment_impl<L, double>(s);
+    if (s.precision == Precision::fp32) return detail::make_moment_impl<L, float>(s);
+    throw InputError("numerics.storage: moments stores fp64 or fp32 (numerics.precision), not 16-bit yet");
+  }
   switch (s.precision) {
     case Precision::fp64:
       return detail::make_impl<L, double>(s);
@@ -38,6 +44,40 @@ auto on_lattice(const Setup& s, F&& f) {
 
 int storage_bytes(Precision p) { return p == Precision::fp64 ? 8 : p == Precision::fp32 ? 4 : 2; }
 
+/// The arrays of MomentSolverImpl<L, T> (moment_solver.hpp): two states of moment_count<L>() values
+/// per padded cell, the flags, the halo of whole ghost cells (an index and a value per entry).
+template <class L>
+Footprint moment_footprint(const Setup& s, const field::PaddedGrid& g, double t_bytes, bool steady_check,
+                           bool derived_fields) {
+  constexpr int m = moment_count<L>();
+  Footprint f;
+  f.cells = g.n_interior();
+  f.bytes_per_cell_step = 2.0 * m * t_bytes + 1.0;
+  f.state_values = m;
+  const double cells = double(f.cells);
+  f.device_bytes = 2.0 * t_bytes * m * double(g.n_padded) + double(g.n_padded);
+  std::map<int, std::array<index_t, 2>> sizes;
+  GhostLayout<L>(s).for_each_ghost_cell_entry(
+      m, [&](int peer, int side, index_t) { ++sizes[peer][static_cast<std::size_t>(side)]; });
+  for (const auto& [peer, n] : sizes) {
+    const double entries = double(n[0] + n[1]);
+    f.device_bytes += entries * (sizeof(index_t) + t_bytes);
+    f.sent_bytes.emplace_back(peer, double(n[0]) * t_bytes);
+  }
+  if (steady_check) f.device_bytes += sizeof(double) * s.dims * cells;
+  if (derived_fields) {
+    double entries = 0;
+    GhostLayout<L>(s).for_each_cell_entry(s.dims, [&](int, int, index_t) { entries += 1; });
+    f.device_bytes += sizeof(double) * s.dims * double(g.n_padded) + sizeof(index_t) * entries;
+  }
+  const double moments = sizeof(double) * (1 + s.dims) * cells;
+  f.transient_bytes = std::max(moments, t_bytes * m * double(std::min(f.cells, state_chunk_cells)));
+  const double field_doubles = 3 + s.dims + (derived_fields ? (s.dims == 3 ? 4 : 1) : 0);
+  f.host_bytes =
+      std::max({t_bytes * m * cells, sizeof(double) * field_doubles * cells, 6.0 * double(g.n_padded)});
+  return f;
+}
+
 /// The arrays of SolverImpl<L, T> (solver_impl.hpp) for the block of `s`, with T of `bytes` bytes.
 template <class L>
 Footprint footprint_of(Setup s, bool steady_check, bool derived_fields) {
@@ -48,7 +88,9 @@ Footprint footprint_of(Setup s, bool steady_check, bool derived_fields) {
   Footprint f;
   f.cells = g.n_interior();
   f.bytes_per_cell_step = 2.0 * L::q * t_bytes + 1.0;
+  f.state_values = L::q;
   const double cells = double(f.cells);
+  if (s.storage == Storage::moments) return moment_footprint<L>(s, g, t_bytes, steady_check, derived_fields);
   // Populations (with the lead that aligns rows) and flags.
   f.device_bytes =
       t_bytes * double(L::q * g.n_padded + field::PaddedGrid::lead(1, row_align)) + double(g.n_padded);

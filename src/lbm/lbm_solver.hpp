@@ -34,6 +34,14 @@ enum class FaceKind { wall, moving_wall, periodic, velocity_inlet, pressure_outl
 inline constexpr Names<FaceKind, 6> face_kind_names{
     {"wall", "moving_wall", "periodic", "velocity_inlet", "pressure_outlet", "outflow"}};
 
+/// What a cell's state is stored as (numerics.storage): its populations, or the moments the regularized
+/// operator rebuilds them from (density, velocity, non-equilibrium stress: 10 numbers a cell in 3D, 6 in
+/// 2D; lbm/moment_solver.hpp).
+enum class Storage { populations, moments };
+
+/// The words of `Storage` (numerics.storage), by enumerator.
+inline constexpr Names<Storage, 2> storage_names{{"populations", "moments"}};
+
 /// Everything the solver needs, in lattice units.
 struct Setup {
   int dims = 2;                            ///< 2 or 3
@@ -45,6 +53,7 @@ struct Setup {
   field::Exchanger* exchanger = nullptr;   ///< moves ghost populations between ranks (null: one rank)
   Lattice lattice = Lattice::d2q9;         ///< the velocity set (lattice.hpp)
   Collision collision = Collision::bgk;    ///< the collision operator (collisions.hpp)
+  Storage storage = Storage::populations;  ///< populations, or moments (regularized only)
   Precision precision = Precision::fp64;   ///< population storage (arithmetic: FP64 for fp64, else FP32;
                                            ///< fp16: scaled IEEE half, lbm/storage_k.hpp)
   double tau = 0.6;                        ///< relaxation time (viscosity nu = (tau - 1/2) / 3)
@@ -162,7 +171,8 @@ class Solver {
   virtual void load_state(const std::vector<unsigned char>& state, long step) = 0;
   /// Bytes of one stored population value (8 fp64, 4 fp32, 2 fp16: lbm/storage_k.hpp).
   virtual int state_bytes() const = 0;
-  /// Populations per cell.
+  /// Values per cell of the checkpoint state: the populations (lattice q), or the moments of moment
+  /// storage (10 in 3D, 6 in 2D).
   virtual int q() const = 0;
   /// Global index (x fastest) of the first interior cell whose density or velocity is NaN/Inf, or -1.
   virtual index_t first_nonfinite() const = 0;
@@ -200,6 +210,7 @@ struct Footprint {
   double transient_bytes = 0;      ///< the largest temporary device array on top (field output, checkpoint)
   double host_bytes = 0;           ///< the largest host array of a rank (checkpoint state, field output)
   double bytes_per_cell_step = 0;  ///< update traffic per interior cell and step
+  int state_values = 0;            ///< values per cell of the checkpoint state (Solver::q())
   std::vector<std::pair<int, double>> sent_bytes;  ///< per peer rank: bytes sent per step (mean of the
                                                    ///< forward and reverse exchanges)
 };
@@ -210,6 +221,10 @@ namespace detail {
 /// lbm/solver_impl.hpp and instantiated once per lattice and precision in a translation unit of its own.
 template <class L, class T>
 std::unique_ptr<Solver> make_impl(const Setup& s);
+/// The solver of lattice L in moment storage of type T (double, float); defined in lbm/moment_solver.hpp,
+/// instantiated as make_impl is.
+template <class L, class T>
+std::unique_ptr<Solver> make_moment_impl(const Setup& s);
 }  // namespace detail
 
 }  // namespace eddy::lbm

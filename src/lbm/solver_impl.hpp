@@ -21,6 +21,7 @@
 #include "lbm/ghost_layout.hpp"
 #include "lbm/lattice.hpp"
 #include "lbm/lbm_solver.hpp"
+#include "lbm/solver_base.hpp"
 #include "lbm/solver_launches.hpp"
 #include "lbm/stream_collide_k.hpp"
 
@@ -31,17 +32,14 @@ using backend::DeviceArray;
 using field::PaddedGrid;
 
 template <class L, class T>
-class SolverImpl final : public Solver {
-  using R = std::conditional_t<std::is_same_v<T, double>, double, float>;
+class SolverImpl final : public SolverBase<SolverImpl<L, T>, L, T> {
+  using Base = SolverBase<SolverImpl<L, T>, L, T>;
+  friend Base;
+  using Base::exchanger_, Base::grid_, Base::setup_, Base::state_version_, Base::steps_, Base::wrap_axes_;
+  using typename Base::R;
 
  public:
-  explicit SolverImpl(const Setup& s) : setup_(s) {
-    if (setup_.global[0] == 0) setup_.global = setup_.cells;
-    if (setup_.boxes.empty()) setup_.boxes = {{setup_.offset, setup_.cells}}, setup_.rank = 0;
-    exchanger_ = setup_.exchanger ? setup_.exchanger : &local_;
-    // A block spanning a periodic axis wraps it in the kernels: no ghost copies on that axis.
-    wrap_axes_ = wrapped_axes(setup_, setup_.cells);
-    grid_ = padded_grid(s.dims, s.cells);
+  explicit SolverImpl(const Setup& s) : Base(s) {
     f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
     const std::vector<std::uint8_t> flags = build_flags();
     build_pattern();
@@ -153,84 +151,15 @@ class SolverImpl final : public Solver {
   void set_graphs(bool on) override { graph_.set_enabled(on); }
   int graph_recordings() const override { return graph_.recordings(); }
 
-  long steps() const override { return steps_; }
-
-  void macroscopic(std::vector<double>& rho, std::vector<double>& u) const override {
-    const index_t n = grid_.n_interior();
-    DeviceArray<double> d_rho(static_cast<std::size_t>(n)), d_u(static_cast<std::size_t>(n * L::d));
-    launch_moments<L>(args(), next_odd(), nullptr, n, d_rho.data(), d_u.data());
-    rho = d_rho.to_host();
-    u = d_u.to_host();
-  }
-
-  void macroscopic_at(const std::vector<index_t>& cells, std::vector<double>& rho,
-                      std::vector<double>& u) const override {
-    const auto n = static_cast<index_t>(cells.size());
-    rho.clear(), u.clear();
-    if (n == 0) return;
-    DeviceArray<index_t> d_cells;
-    d_cells.from_host(cells);
-    DeviceArray<double> d_rho(static_cast<std::size_t>(n)), d_u(static_cast<std::size_t>(n * L::d));
-    launch_moments<L>(args(), next_odd(), d_cells.data(), n, d_rho.data(), d_u.data());
-    rho = d_rho.to_host();
-    u = d_u.to_host();
-  }
-
-  void vorticity(std::vector<double>& w) override { derived(Derived::vorticity, nullptr, w); }
-  void q_criterion(std::vector<double>& q) override { derived(Derived::q_criterion, nullptr, q); }
-  void vorticity_at(const std::vector<index_t>& cells, std::vector<double>& w) override {
-    derived(Derived::vorticity, &cells, w);
-  }
-  void q_criterion_at(const std::vector<index_t>& cells, std::vector<double>& q) override {
-    derived(Derived::q_criterion, &cells, q);
-  }
-
-  void add_moments(const field::MomentView& sums) const override {
-    launch_add_moments<L>(args(), next_odd(), grid_.n_interior(), sums);
-  }
-
   void add_profile(const field::ProfileView& sums, bool with_next_step) override {
     observe_ = with_next_step ? &sums : nullptr;
     if (!with_next_step) launch_add_profile<L>(args(), next_odd(), sums);
   }
 
-  Stats stats() const override {
-    const StatsAcc s = reduce_stats<L>(args(), next_odd(), R(setup_.tau), R(les_factor()));
-    return Stats{s.mass, s.ke, s.umax, s.bad, s.ss, s.sgs};
-  }
-
-  std::array<double, 2> velocity_change() override {
-    if (u_prev_.size() == 0) u_prev_.resize(static_cast<std::size_t>(grid_.n_interior() * L::d));
-    const Sum2 s = reduce_change<L>(args(), next_odd(), u_prev_.data());
-    return {s.a, s.b};
-  }
-
-  std::vector<unsigned char> save_state() const override {
-    const index_t n = grid_.n_interior(), chunk = std::min(n, state_chunk_cells);
-    std::vector<unsigned char> out(static_cast<std::size_t>(n * L::q) * sizeof(T));
-    DeviceArray<T> packed(static_cast<std::size_t>(chunk * L::q));
-    for (index_t first = 0; first < n; first += chunk) {
-      const index_t count = std::min(chunk, n - first);
-      launch_pack_state(pop(), grid_, L::q, first, count, packed.data(), false);
-      backend::copy_to_host(out.data() + static_cast<std::size_t>(first * L::q) * sizeof(T), packed.data(),
-                            static_cast<std::size_t>(count * L::q) * sizeof(T));
-    }
-    return out;
-  }
+  std::vector<unsigned char> save_state() const override { return this->pack_state(pop(), L::q); }
 
   void load_state(const std::vector<unsigned char>& state, long step) override {
-    const index_t n = grid_.n_interior(), chunk = std::min(n, state_chunk_cells);
-    if (state.size() != static_cast<std::size_t>(n * L::q) * sizeof(T))
-      throw Error("lbm: checkpoint state of " + std::to_string(state.size()) +
-                  " bytes does not fit this block");
-    DeviceArray<T> packed(static_cast<std::size_t>(chunk * L::q));
-    for (index_t first = 0; first < n; first += chunk) {
-      const index_t count = std::min(chunk, n - first);
-      backend::copy_to_device(packed.data(),
-                              state.data() + static_cast<std::size_t>(first * L::q) * sizeof(T),
-                              static_cast<std::size_t>(count * L::q) * sizeof(T));
-      launch_pack_state(pop(), grid_, L::q, first, count, packed.data(), true);
-    }
+    this->unpack_state(pop(), L::q, state);
     steps_ = step;
     ++state_version_;
     // Before an odd step the ghosts must hold their images' post-collision populations.
@@ -238,28 +167,15 @@ class SolverImpl final : public Solver {
       exchanger_->exchange(pop(), sizeof(T), pattern_, field::Direction::forward);
   }
 
-  int state_bytes() const override { return static_cast<int>(sizeof(T)); }
   int q() const override { return L::q; }
-
-  index_t first_nonfinite() const override {
-    return reduce_first_nonfinite<L>(args(), next_odd(), setup_.global, setup_.offset);
-  }
-
-  std::pair<double, index_t> fastest_cell() const override {
-    const SpeedAt s = reduce_fastest<L>(args(), next_odd(), setup_.global, setup_.offset);
-    return {s.speed, s.cell};
-  }
 
   std::size_t bytes_allocated() const override {
     std::size_t pattern = 0;
-    for (const field::Pattern* pat : {&pattern_, &halo_pattern_})
-      for (const auto& p : pat->peers) pattern += p.send.bytes() + p.recv.bytes();
-    return f_.bytes() + flags_.bytes() + pattern + u_prev_.bytes() + shell_list_.bytes() +
-           near_solid_list_.bytes() + links_.bytes() + link_value_.bytes() + link_force_.bytes() +
-           u_halo_.bytes();
+    for (const auto& p : pattern_.peers) pattern += p.send.bytes() + p.recv.bytes();
+    return f_.bytes() + flags_.bytes() + pattern + shell_list_.bytes() + near_solid_list_.bytes() +
+           links_.bytes() + link_value_.bytes() + link_force_.bytes() + this->base_bytes();
   }
   double bytes_per_cell_step() const override { return 2.0 * L::q * sizeof(T) + 1.0; }
-  const Setup& setup() const override { return setup_; }
 
   std::vector<Real3> body_forces() const override {
     std::vector<Real3> out(setup_.bodies.size(), Real3{0.0, 0.0, 0.0});
@@ -276,41 +192,6 @@ class SolverImpl final : public Solver {
   bool next_odd() const { return steps_ % 2 == 1; }
   /// The population array: padded cell n's slot i at pop()[i * n_padded + n] (see row_align).
   T* pop() const { return f_.data() + lead_; }
-
-  /// The derived field `what` of the interior cells, or of `cells` alone (lbm/derived_k.hpp).
-  void derived(Derived what, const std::vector<index_t>* cells, std::vector<double>& out) {
-    const double* u = velocity_halo();
-    const index_t n = cells ? static_cast<index_t>(cells->size()) : grid_.n_interior();
-    out.clear();
-    if (n == 0) return;
-    DeviceArray<index_t> d_cells;
-    if (cells) d_cells.from_host(*cells);
-    DeviceArray<double> d_out(static_cast<std::size_t>(n * derived_components(what, L::d)));
-    launch_derived<L::d>(what, grid_, wrap_axes_, flags_.data(), u, cells ? d_cells.data() : nullptr, n,
-                         d_out.data());
-    out = d_out.to_host();
-  }
-
-  /// The padded velocity (lbm/derived_k.hpp) of the current state with its halo filled, made once per
-  /// state (state_version_: the vorticity and Q of one output share it). Its arrays (8 B per padded cell
-  /// and dimension) and the halo pattern are made at the first call. Collective where it fills the halo:
-  /// every rank's state moves together.
-  const double* velocity_halo() {
-    if (u_halo_.size() == 0) {
-      u_halo_.resize(static_cast<std::size_t>(L::d * grid_.n_padded));
-      halo_pattern_ = GhostLayout<L>(setup_).cell_pattern(L::d);
-    }
-    if (halo_version_ != state_version_) {
-      launch_padded_velocity<L>(args(), next_odd(), u_halo_.data());
-      if (!halo_pattern_.peers.empty())
-        exchanger_->exchange(u_halo_.data(), sizeof(double), halo_pattern_, field::Direction::forward);
-      halo_version_ = state_version_;
-    }
-    return u_halo_.data();
-  }
-
-  /// 18 C_s^2 of the Smagorinsky model (0 = none).
-  double les_factor() const { return 18.0 * setup_.smagorinsky * setup_.smagorinsky; }
 
   /// The update with the configured operator. LES and body force are compile-time flags of it; the
   /// solver instantiates the plain kernel and the one with both (a zero model constant gives omega back,
@@ -329,7 +210,7 @@ class SolverImpl final : public Solver {
   void update(bool odd, const CellSet& cells) {
     const StreamCollideArgs<T, R> a = args();
     CollisionExtras<R> extras;
-    extras.tau0 = R(setup_.tau), extras.les = R(les_factor());
+    extras.tau0 = R(setup_.tau), extras.les = R(this->les_factor());
     // In the frame of the stored numbers, where the update computes (stream_collide_k.hpp).
     for (int d = 0; d < 3; ++d) extras.force[d] = a.force[d] * R(population_unit<T>());
     const CollisionRates rates{1.0 / setup_.tau, setup_.trt_magic};
@@ -433,45 +314,17 @@ class SolverImpl final : public Solver {
 
   StreamCollideArgs<T, R> args() const {
     StreamCollideArgs<T, R> a{};
+    this->fill_args(a);
     a.f = pop();
     a.flags = flags_.data();
-    a.grid = grid_;
-    for (int k = 0; k < max_flag; ++k)
-      for (int d = 0; d < 3; ++d) a.wall_u[k][d] = R(wall_u_[k][d]);
-    for (int d = 0; d < 3; ++d) a.force[d] = R(setup_.force[static_cast<std::size_t>(d)]);
-    a.wrap_axes = wrap_axes_;
     return a;
   }
 
   std::vector<std::uint8_t> build_flags() {
-    for (int f = 0; f < 6; ++f)
-      if (setup_.faces[static_cast<std::size_t>(f)] == FaceKind::moving_wall)
-        for (int d = 0; d < 3; ++d)
-          wall_u_[moving_wall + f][d] =
-              setup_.wall_velocity[static_cast<std::size_t>(f)][static_cast<std::size_t>(d)];
     const GhostLayout<L> layout(setup_);
     std::vector<std::uint8_t> h = layout.flags();
     const std::vector<int> body = mark_bodies(layout, h);
-    // near_solid on every interior fluid cell that has a solid cell along a lattice link (across a
-    // wrapped axis: the image cell): the kernels read neighbour flags only there. Marked in a second
-    // pass, so the first reads only kinds.
-    const PaddedGrid g = grid_;
-    const StreamCollideArgs<T, R> a = args();  // grid and wrap_axes, for neighbour()
-    std::vector<std::uint8_t> mark(static_cast<std::size_t>(g.n_interior()), 0);
-    // A block of fluid alone (a periodic box, its ghosts the images) has no cell next to a solid.
-    const bool all_fluid =
-        std::all_of(h.begin(), h.end(), [](std::uint8_t f) { return (f & kind_mask) == fluid; });
-    if (!all_fluid)
-      backend::host_parallel_for(g.n_interior(), [&](index_t t) {
-        const index_t n = g.interior_to_padded(t);
-        if (h[static_cast<std::size_t>(n)] != fluid) return;
-        const unsigned faces = wrapped_faces(g, wrap_axes_, n);
-        std::uint8_t& k = mark[static_cast<std::size_t>(t)];
-        for (int i = 1; i < L::q; ++i)
-          if (h[static_cast<std::size_t>(neighbour<L>(n, faces, i, +1, a))] != fluid) k |= near_solid;
-      });
-    for (index_t t = 0; t < g.n_interior(); ++t)
-      h[static_cast<std::size_t>(g.interior_to_padded(t))] |= mark[static_cast<std::size_t>(t)];
+    mark_near_solid<L>(grid_, wrap_axes_, h);
     flags_.from_host(h);
     build_links(layout, h, body);
     return h;
@@ -514,25 +367,13 @@ class SolverImpl final : public Solver {
   /// The ghost links other blocks (or this one, across a periodic axis it does not wrap) fill.
   void build_pattern() { pattern_ = GhostLayout<L>(setup_).pattern(); }
 
-  Setup setup_;
-  PaddedGrid grid_;
   static constexpr index_t lead_ = PaddedGrid::lead(1, row_align);
   DeviceArray<T> f_;  // populations, lead_ elements in (pop())
   DeviceArray<std::uint8_t> flags_;
   field::Pattern pattern_;
-  field::LocalExchanger local_;
-  field::Exchanger* exchanger_ = nullptr;
   CellSet all_, inner_, shell_;
   DeviceArray<index_t> shell_list_, near_solid_list_;
   bool overlap_ = false;
-  DeviceArray<double> u_prev_;
-  DeviceArray<double> u_halo_;   // the derived fields' padded velocity (velocity_halo), empty until asked
-  field::Pattern halo_pattern_;  // its halo (GhostLayout::cell_pattern)
-  long state_version_ = 0;       // counts the changes of the populations (initialize, step, load_state)
-  long halo_version_ = -1;       // the state u_halo_ holds
-  double wall_u_[max_flag][3] = {};
-  unsigned wrap_axes_ = 0;  // StreamCollideArgs::wrap_axes
-  long steps_ = 0;
   backend::StepGraph graph_;
   const field::ProfileView* observe_ = nullptr;  ///< profile sums the next step adds to (add_profile)
   DeviceArray<BoundaryLink> links_;

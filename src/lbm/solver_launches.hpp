@@ -317,8 +317,9 @@ void launch_pack_state(const T* f, const PaddedGrid g, int q, index_t first, ind
   });
 }
 
-template <class L, class T, class R>
-index_t reduce_first_nonfinite(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 global, Int3 offset) {
+template <class L, class A>
+index_t reduce_first_nonfinite(const A& a, bool next_odd, Int3 global, Int3 offset) {
+  using R = typename A::Real;
   const PaddedGrid g = a.grid;
   constexpr index_t none = index_t(1) << 62;
   const index_t r = backend::parallel_reduce(
@@ -348,8 +349,9 @@ struct SpeedAtMax {
   }
 };
 
-template <class L, class T, class R>
-SpeedAt reduce_fastest(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 global, Int3 offset) {
+template <class L, class A>
+SpeedAt reduce_fastest(const A& a, bool next_odd, Int3 global, Int3 offset) {
+  using R = typename A::Real;
   const PaddedGrid g = a.grid;
   return backend::parallel_reduce(
       "lbm::fastest_cell", g.n_interior(), SpeedAt{-1.0, 0},
@@ -366,9 +368,9 @@ SpeedAt reduce_fastest(const StreamCollideArgs<T, R>& a, bool next_odd, Int3 glo
 
 /// Density and velocity of `n` interior cells with the populations the next step loads (its parity
 /// `next_odd`): entry t is interior cell cells[t], or cell t itself without a list (`cells` null).
-template <class L, class T, class R>
-void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, const index_t* cells, index_t n,
-                    double* rho, double* u) {
+template <class L, class A>
+void launch_moments(const A& a, bool next_odd, const index_t* cells, index_t n, double* rho, double* u) {
+  using R = typename A::Real;
   const int d = L::d;
   const PaddedGrid g = a.grid;
   backend::parallel_for(cells ? "lbm::moments_at" : "lbm::moments", n, [=] EDDY_DEVICE(index_t t) {
@@ -381,8 +383,9 @@ void launch_moments(const StreamCollideArgs<T, R>& a, bool next_odd, const index
 
 /// One sample of `n` interior cells added to running sums: rho - 1 and the velocity as launch_moments
 /// gives them.
-template <class L, class T, class R>
-void launch_add_moments(const StreamCollideArgs<T, R>& a, bool next_odd, index_t n, field::MomentView m) {
+template <class L, class A>
+void launch_add_moments(const A& a, bool next_odd, index_t n, field::MomentView m) {
+  using R = typename A::Real;
   const PaddedGrid g = a.grid;
   backend::parallel_for("lbm::add_moments", n, [=] EDDY_DEVICE(index_t t) {
     R drho, v[3];
@@ -473,32 +476,31 @@ struct ProfileObserver {
 
 /// One sample of every interior cell added to profile sums, by a kernel of its own (the sample a step
 /// takes with ProfileObserver, when no step follows before the sums are read).
-template <class L, class T, class R>
-void launch_add_profile(const StreamCollideArgs<T, R>& a, bool next_odd, const field::ProfileView& v) {
+template <class L, class A>
+void launch_add_profile(const A& a, bool next_odd, const field::ProfileView& v) {
+  using R = typename A::Real;
   const PaddedGrid g = a.grid;
   const ProfileAdder adder(v, g);
   backend::parallel_for("lbm::add_profile", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
     const index_t n = g.interior_to_padded(t);
-    R f[L::q];
-    cell_populations<L>(n, a, next_odd, f);
-    adder.add<L::d>(n, profile_moments<L>(f, a));
+    ProfileMoments<R> sample;
+    cell_moments<L>(n, a, next_odd, sample.drho, sample.u);
+    adder.add<L::d>(n, sample);
   });
 }
 
 /// Moments and the strain-rate sums of every interior cell. The strain rate comes from the
 /// non-equilibrium stress of the populations the next step loads, S = -3 omega / (2 rho) Pi_neq (with
 /// the cell's Smagorinsky omega when les > 0), so it needs no neighbour and no halo.
-template <class L, class T, class R>
-StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd, R tau0, R les) {
+template <class L, class A>
+StatsAcc reduce_stats(const A& a, bool next_odd, typename A::Real tau0, typename A::Real les) {
+  using R = typename A::Real;
   const PaddedGrid g = a.grid;
   return backend::parallel_reduce(
       "lbm::stats", g.n_interior(), StatsAcc{0, 0, 0, 0, 0, 0},
       [=] EDDY_DEVICE(index_t t) {
-        R f[L::q];
-        cell_populations<L>(g.interior_to_padded(t), a, next_odd, f);
         R drho, v[3], p[6];
-        moments<L>(f, drho, v, a.force);
-        pi_neq<L, true>(f, drho, v, a.force, p);
+        cell_state<L>(g.interior_to_padded(t), a, next_odd, drho, v, p);
         const R rho = R(1) + drho;
         const R w = les > R(0) ? smagorinsky_omega(tau0, les, rho, p) : R(1) / tau0;
         const double s = 1.5 * double(w) / double(rho), ss = s * s * double(contract(p));
@@ -511,8 +513,9 @@ StatsAcc reduce_stats(const StreamCollideArgs<T, R>& a, bool next_odd, R tau0, R
       StatsOp{});
 }
 
-template <class L, class T, class R>
-Sum2 reduce_change(const StreamCollideArgs<T, R>& a, bool next_odd, double* u_prev) {
+template <class L, class A>
+Sum2 reduce_change(const A& a, bool next_odd, double* u_prev) {
+  using R = typename A::Real;
   const int d = L::d;
   const PaddedGrid g = a.grid;
   return backend::parallel_reduce(

@@ -34,6 +34,7 @@ constexpr int max_flag = 8;
 /// What a stream-collide kernel needs, passed by value.
 template <class T, class R>
 struct StreamCollideArgs {
+  using Real = R;
   T* f;                       ///< populations, slot i of padded cell n at f[i * grid.n_padded + n]
   const std::uint8_t* flags;  ///< one flag per padded cell
   field::PaddedGrid grid;
@@ -121,8 +122,9 @@ EDDY_HD EDDY_INLINE T* slot(const StreamCollideArgs<T, R>& a, int i) {
 }
 
 /// Moving-wall correction 6 w_i (c_i . u_w) for a population leaving a wall of code `flag` along c_i.
-template <class L, class T, class R>
-EDDY_HD EDDY_INLINE R wall_term(const StreamCollideArgs<T, R>& a, int i, std::uint8_t flag) {
+/// `A`: the arguments of a kernel with moving-wall velocities `wall_u` (StreamCollideArgs, MomentArgs).
+template <class L, class A, class R = typename A::Real>
+EDDY_HD EDDY_INLINE R wall_term(const A& a, int i, std::uint8_t flag) {
   if (flag < moving_wall) return R(0);
   const R* uw = a.wall_u[flag];
   return R(6.0 * L::w(i)) * (R(L::c(i, 0)) * uw[0] + R(L::c(i, 1)) * uw[1] + R(L::c(i, 2)) * uw[2]);
@@ -366,6 +368,16 @@ EDDY_HD EDDY_INLINE void cell_moments(index_t n, const StreamCollideArgs<T, R>& 
   R f[L::q];
   cell_populations<L>(n, a, next_odd, f);
   moments<L>(f, drho, u, a.force);
+}
+
+/// The same with the non-equilibrium stress (pi_neq, with Guo's correction).
+template <class L, class T, class R>
+EDDY_HD EDDY_INLINE void cell_state(index_t n, const StreamCollideArgs<T, R>& a, bool next_odd, R& drho,
+                                    R (&u)[3], R (&p)[6]) {
+  R f[L::q];
+  cell_populations<L>(n, a, next_odd, f);
+  moments<L>(f, drho, u, a.force);
+  pi_neq<L, true>(f, drho, u, a.force, p);
 }
 
 }  // namespace eddy::lbm

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checkpoint/restart and failure behaviour, every check against an
 # uninterrupted run with h5diff and no tolerance:
-#   1. N steps straight == N/2 steps + --restart auto (1 rank), and == N/2 on 2 ranks + restart on 4;
+#   1. N steps straight == N/2 steps + --restart auto (1 rank), and == N/2 on 2 ranks + restart on 4
+#      (populations in 64 and 16 bits, moments);
 #      the same for a cylinder in an inflow, with its coefficient samples and end-of-run statistics, and
 #      diagnostics.csv continued exactly (TGV, spectral and LBM);
 #   2. ten kill -9 at random moments, each followed by --restart auto, then the run to its end;
@@ -46,6 +47,18 @@ same straight16 split16_24 $N "fp16: N/2 on 2 ranks + restart on 4 ranks"
 "$eddy" run "$cfg" "${base[@]}" --set run.steps=$N --out split16 --restart auto >mm16.log 2>&1
 code=$?
 [ $code = 2 ] && grep -q "precision" mm16.log && ok || { bad "fp16 checkpoint into an fp64 run gave $code"; cat mm16.log; }
+
+# 1b'. the same with moment storage (regularized): the checkpoint holds the moments; a moment checkpoint
+#      does not restart a run that stores populations
+mo=(--set numerics.collision=regularized --set numerics.storage=moments)
+"$eddy" run "$cfg" "${base[@]}" "${mo[@]}" --set run.steps=$N --out straight_mo || bad "straight moments run failed"
+mpirun -n 2 "$eddy" run "$cfg" "${base[@]}" "${mo[@]}" --set run.steps=601 --set output.checkpoint.every=601 --out split_mo
+mpirun -n 4 "$eddy" run "$cfg" "${base[@]}" "${mo[@]}" --set run.steps=$N --out split_mo --restart auto
+same straight_mo split_mo $N "moments: N/2 on 2 ranks + restart on 4 ranks"
+"$eddy" run "$cfg" "${base[@]}" --set numerics.collision=regularized --set run.steps=$N --out split_mo \
+  --restart auto >mm_mo.log 2>&1
+code=$?
+[ $code = 2 ] && grep -q "scheme D2Q9/moments" mm_mo.log && ok || { bad "moment checkpoint into a population run gave $code"; cat mm_mo.log; }
 
 # 1c. a body in an inflow (cylinder, DFG 2D-1 at D = 10 cells, inflow ramp): fields, the coefficient
 #     samples (coefficients.csv) and the end-of-run statistics (bodies.txt: mean, max, min over the second

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The 2D cavity, the 3D cavity and a 3D periodic Taylor-Green vortex on 1, 2 and 4 ranks (4
-# oversubscribed), several process grids and uneven boxes: h5diff with no tolerance on every field.
+# oversubscribed), several process grids and uneven boxes, populations and moments stored: h5diff with no
+# tolerance on every field.
 eddy=$1 src=$2
 source "$src/tests/support/checks.sh"
 run() {  # run NAME NP CONFIG [--set ...]
@@ -64,6 +65,26 @@ run cf_1 1 lid_driven_cavity/cavity2d.yaml "${cf[@]}"
 run cf_2 2 lid_driven_cavity/cavity2d.yaml "${cf[@]}"
 run cf_4x1 4 lid_driven_cavity/cavity2d.yaml "${cf[@]}" --set "parallel.ranks=[4,1]"
 for n in 2 4x1; do same cf_1 cf_$n 201; done
+
+# Moment storage (numerics.storage: moments): its halo carries whole ghost cells' moments, and the cells
+# next to a wall take their stress from the velocities of their neighbours, ghosts included: periodic
+# D3Q19 and D3Q27 with LES, walls with a moving one, the 2D cavity with a body force.
+mo=(--set numerics.collision=regularized --set numerics.storage=moments)
+run mt_1 1 taylor_green/tgv3d_lbm.yaml "${tg[@]}" "${mo[@]}"
+run mt_4 4 taylor_green/tgv3d_lbm.yaml "${tg[@]}" "${mo[@]}"
+run mt_2x2x1 4 taylor_green/tgv3d_lbm.yaml "${tg[@]}" "${mo[@]}" --set "parallel.ranks=[2,2,1]"
+for n in 4 2x2x1; do same mt_1 mt_$n 61; done
+run mr_1 1 taylor_green/tgv3d_lbm.yaml "${tr[@]}" "${mo[@]}"
+run mr_2 2 taylor_green/tgv3d_lbm.yaml "${tr[@]}" "${mo[@]}"
+same mr_1 mr_2 41
+run mw_1 1 taylor_green/tgv3d_lbm.yaml "${tw[@]}" "${mo[@]}"
+run mw_1x2x2 4 taylor_green/tgv3d_lbm.yaml "${tw[@]}" "${mo[@]}" --set "parallel.ranks=[1,2,2]"
+run mw_2x1x1 2 taylor_green/tgv3d_lbm.yaml "${tw[@]}" "${mo[@]}" --set "parallel.ranks=[2,1,1]"
+for n in 1x2x2 2x1x1; do same mw_1 mw_$n 61; done
+run mc_1 1 lid_driven_cavity/cavity2d.yaml "${cf[@]}" "${mo[@]}"
+run mc_2x2 4 lid_driven_cavity/cavity2d.yaml "${cf[@]}" "${mo[@]}" --set "parallel.ranks=[2,2]"
+run mc_4x1 4 lid_driven_cavity/cavity2d.yaml "${cf[@]}" "${mo[@]}" --set "parallel.ranks=[4,1]"
+for n in 2x2 4x1; do same mc_1 mc_$n 201; done
 
 # Bodies and open faces: the 2D-1 cylinder (Bouzidi walls, parabolic inlet with its ramp,
 # pressure outlet) and a 3D sphere in a duct (D3Q19, half-way walls, uniform inlet, outflow): fields and

@@ -93,9 +93,9 @@ def spectral(ms, ranks=1, grid="1024x1024x1024", sent=None, **extra):
     return d
 
 
-def lbm(mlups, ranks=1):
+def lbm(mlups, ranks=1, **extra):
     return {"name": "bench_d3q19_608", "cells": 224755712, "lattice": "D3Q19", "collision": "bgk",
-            "precision": "fp32", "ranks": ranks, "steps": 10, "repeats": 3, "mlups_median": mlups}
+            "precision": "fp32", "ranks": ranks, "steps": 10, "repeats": 3, "mlups_median": mlups, **extra}
 
 
 def results(folder, **files):
@@ -140,6 +140,14 @@ def test_scaling_other_cases_and_bad_input(tmp_path):
     r = post("scaling", before, other, "--tol", "0.1")
     assert "1gpu.json: 512x512x512 fp32 rk4 on 1 rank(s), not the case of" in r.stdout
     assert "2gpu.json (2 rank(s)" in r.stdout
+    # An LBM result without numerics.storage stored populations: the same case as one that says so, not as
+    # one of moment storage.
+    old = results(tmp_path / "old", lbm=lbm(24000.0))
+    same = results(tmp_path / "same", lbm=lbm(23000.0, storage="populations"))
+    assert "lbm.json (1 rank(s), 224755712 D3Q19 bgk fp32, " in post("scaling", old, same).stdout
+    moments = results(tmp_path / "moments", lbm=lbm(30000.0, collision="regularized", storage="moments"))
+    assert "lbm.json: 224755712 D3Q19 regularized fp32 moments on 1 rank(s), not the case of" in post(
+        "scaling", old, moments, expect=2).stdout
     only_other = results(tmp_path / "only_other", **{"1gpu": spectral(30.0, grid="512x512x512")})
     assert "nothing to compare" in post("scaling", tmp_path / "only_other", before, "--files", "1gpu.json",
                                         expect=2).stderr

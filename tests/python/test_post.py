@@ -618,6 +618,12 @@ def test_bench_single_file_and_bad_input(tmp_path):
     one = write_json(tmp_path / "one.json", bench_lbm("bench_d2q9_2048", 36387.0, 0.67))
     rows = table_rows(post("bench", one).stdout)
     assert [(x["group"], x["figure"]) for x in rows] == [("one", "36,387.0 MLUPS")]
+    # numerics.storage: moments is named in the case; populations (or a result without the key) is not.
+    mom = write_json(tmp_path / "mom.json", bench_lbm("bench_d2q9_2048", 40000.0, 0.5, collision="regularized",
+                                                      storage="moments"))
+    assert "D3Q19 regularized moments" in table_rows(post("bench", mom).stdout)[0]["case"]
+    pop = write_json(tmp_path / "pop.json", bench_lbm("bench_d2q9_2048", 36387.0, 0.67, storage="populations"))
+    assert "populations" not in table_rows(post("bench", pop).stdout)[0]["case"]
     # Write bandwidths (eddy bench since output.writer) join the ratio column, with the writer.
     io = write_json(tmp_path / "io.json", bench_lbm("bench_d2q9_2048", 36387.0, 0.67, writer="per_rank",
                                                      field_write_bytes=402653184, field_write_GBps=1.234,

@@ -28,9 +28,11 @@ namespace {
 
 /// The cavity at Re and n^2 cells, run to the steady tolerance (0: to end_time, s, when given).
 app::RunResult run_cavity(double re, int n, double tolerance_steady, const std::string& precision = "fp64",
-                          double end_time = 0.0, const std::string& collision = "trt") {
+                          double end_time = 0.0, const std::string& collision = "trt",
+                          const std::string& storage = "populations") {
   const std::string tag = (precision == "fp64" ? "" : "_" + precision.substr(precision.size() - 4)) +
-                          (collision == "trt" ? "" : "_" + collision);
+                          (collision == "trt" ? "" : "_" + collision) +
+                          (storage == "populations" ? "" : "_" + storage);
   const std::string dir =
       "regression_out/cavity_re" + std::to_string(int(re)) + "_n" + std::to_string(n) + tag;
   std::filesystem::remove_all(dir);
@@ -39,6 +41,7 @@ app::RunResult run_cavity(double re, int n, double tolerance_steady, const std::
                                   "run.steady.tolerance=" + std::to_string(tolerance_steady),
                                   "numerics.precision=" + precision,
                                   "numerics.collision=" + collision,
+                                  "numerics.storage=" + storage,
                                   "output.fields.every=0",
                                   "output.diagnostics.every=2000"};
   if (end_time > 0) set.push_back("run.end_time=" + std::to_string(end_time));
@@ -56,8 +59,9 @@ double worst_mass_change(const std::string& dir) {
   return worst;
 }
 
-void check(double re, double bound, const std::string& collision = "trt") {
-  const app::RunResult r = run_cavity(re, 128, 1e-5, "fp64", 0.0, collision);
+void check(double re, double bound, const std::string& collision = "trt",
+           const std::string& storage = "populations") {
+  const app::RunResult r = run_cavity(re, 128, 1e-5, "fp64", 0.0, collision, storage);
   const double u = r.metric("u_max_error"), v = r.metric("v_max_error");
   std::printf(
       "Re %g, 128^2, %s: max |u - u_Ghia| = %.4f U, max |v - v_Ghia| = %.4f U (bound %.3f U), t = %g\n", re,
@@ -81,6 +85,17 @@ TEST(CavityGhia, Re1000At128Regularized) {
   check(1000, 0.020, "regularized");
   const double mass = worst_mass_change("regression_out/cavity_re1000_n128_regularized");
   std::printf("regularized: |mass_change| at most %.2e\n", mass);
+  EXPECT_LT(mass, 1e-13);
+}
+
+// The regularized operator in moment storage (lbm/moment_k.hpp), whose wall closure is the
+// Chapman-Enskog stress of the velocity gradient at the cells next to a wall: steady within the same
+// bound (measured, CPU FP64: steady at t = 88, 0.0171 U and 0.0197 U; the population storage's TRT
+// closure is closer, 0.0096 U and 0.0120 U), mass kept to round-off as above.
+TEST(CavityGhia, Re1000At128RegularizedMoments) {
+  check(1000, 0.020, "regularized", "moments");
+  const double mass = worst_mass_change("regression_out/cavity_re1000_n128_regularized_moments");
+  std::printf("regularized, moments: |mass_change| at most %.2e\n", mass);
   EXPECT_LT(mass, 1e-13);
 }
 

@@ -278,6 +278,18 @@ TEST(Config, Numerics) {
             "D3Q27");
   expect_error(kMinimal + "numerics:\n  collision: mrt\n",
                {"numerics.collision: 'mrt' is not one of bgk, trt"});
+  // numerics.storage: LBM only; what moments works with is tests/unit/test_solver_rules.cpp's.
+  EXPECT_EQ(load_text(kMinimal, "x.yaml").numerics.storage, "populations");
+  EXPECT_EQ(load_text(kMinimal + "numerics:\n  collision: regularized\n  storage: moments\n", "x.yaml")
+                .numerics.storage,
+            "moments");
+  EXPECT_EQ(load_text(kMinimal, "x.yaml", {"numerics.storage=moments"}).numerics.storage, "moments");
+  expect_error(kMinimal + "numerics:\n  storage: moment\n",
+               {"case.yaml:4:12: numerics.storage: 'moment' is not one of populations, moments"});
+  expect_error(
+      kMinimal + "solver: spectral\nnumerics:\n  storage: moments\n",
+      {"case.yaml:5:12: numerics.storage: 'moments' is only available with solver lbm; use populations"});
+  EXPECT_NO_THROW(load_text(kMinimal + "solver: spectral\nnumerics:\n  storage: populations\n", "x.yaml"));
   expect_error(kMinimal + "numerics:\n  lattice_velocity: 0\n",
                {"numerics.lattice_velocity: must be in (0, 1), got 0"});
   expect_error(kMinimal + "numerics:\n  lattice_velocity: 1\n",
@@ -572,8 +584,8 @@ TEST(Config, EveryKeyOfTheResolvedYamlIsAccepted) {
   // pressure) + 5 of geometry + validation.tolerance + output.writer + output.fields.{variables,precision}
   // + output.probes.{every, points, fields} + output.spectra.every + output.statistics.{every, start,
   // fields, average_over, allow_nonperiodic, per_cell, write_every} + output.slices +
-  // numerics.max_first_cell_yplus
-  EXPECT_EQ(count, 118u);
+  // numerics.max_first_cell_yplus + numerics.storage
+  EXPECT_EQ(count, 119u);
 }
 
 TEST(Config, FieldVariablesAndPrecision) {

@@ -21,6 +21,7 @@
 #include "lbm/lbm_solver.hpp"
 #include "lbm/storage_k.hpp"
 #include "lbm/stream_collide_k.hpp"
+#include "tests/support/lbm_box.hpp"
 
 namespace eddy {
 namespace {
@@ -60,26 +61,11 @@ TEST(PopulationStorage, HalfKeepsElevenBitsOverTheDocumentedRange) {
   EXPECT_EQ(lbm::store_pop<Half>(0.0f).bits, 0);
 }
 
-lbm::Setup box(const std::string& lattice, const std::string& collision, Precision p) {
-  lbm::Setup s;
-  s.dims = lattice == "D2Q9" ? 2 : 3;
-  s.cells = s.dims == 2 ? Int3{24, 20, 1} : Int3{12, 10, 8};
-  s.lattice = lbm::lattice_names.parse(lattice, "lattice");
-  s.collision = lbm::collision_names.parse(collision, "collision");
-  s.precision = p;
-  s.tau = 0.56;
-  // Walls on y (the top one moving), periodic elsewhere: bulk, bounce-back and the moving-wall term.
-  s.faces = {lbm::FaceKind::periodic,    lbm::FaceKind::periodic, lbm::FaceKind::wall,
-             lbm::FaceKind::moving_wall, lbm::FaceKind::periodic, lbm::FaceKind::periodic};
-  s.wall_velocity[3] = {0.08, 0.0, 0.02};
-  return s;
-}
+using test::lbm_box;
+constexpr auto start = test::lbm_start;
 
-/// A smooth divergence-free-ish start with density variations: every population differs from rest.
-lbm::CellState start(index_t x, index_t y, index_t z) {
-  const double a = 0.3 * x, b = 0.4 * y, c = 0.5 * z;
-  return {0.01 * std::sin(a + b + c),
-          {0.05 * std::sin(b) * std::cos(c), 0.04 * std::cos(a), 0.03 * std::sin(a + b)}};
+lbm::Setup box(const std::string& lattice, const std::string& collision, Precision p) {
+  return lbm_box(lattice, collision, p);
 }
 
 /// Max over cells of sum_i |c_i| |f~_i| (a fp32 state, interior cells, q values per cell).

@@ -1,6 +1,6 @@
-// The words of the choices the solvers own (collision, lattice, face kind, time stepper, dealiasing) are the
-// words the schema accepts: a word the loader accepts and the solver cannot parse, or the reverse, fails
-// here.
+// The words of the choices the solvers own (collision, storage, lattice, face kind, time stepper,
+// dealiasing) are the words the schema accepts: a word the loader accepts and the solver cannot parse, or
+// the reverse, fails here.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,6 +25,7 @@ std::vector<std::string> schema_words(const std::string& path) {
 
 TEST(Names, SolverChoicesAreTheSchemasWords) {
   EXPECT_EQ(schema_words("numerics.collision"), lbm::collision_names.list());
+  EXPECT_EQ(schema_words("numerics.storage"), lbm::storage_names.list());
   std::vector<std::string> lattices = lbm::lattice_names.list();
   lattices.insert(lattices.begin(), "auto");  // resolved by the loader from the dimensions
   EXPECT_EQ(schema_words("numerics.lattice"), lattices);

@@ -1,6 +1,7 @@
 // The solvers' rules on a loaded config (app::check_solver_rules, applied by every verb after loading):
-// lattice against domain, lattice Mach number, relaxation time, the spectral CFL limit, the Kolmogorov
-// forcing's wave number against the dealiasing, and a case's own refusal (validation.reference kolmogorov).
+// lattice against domain, lattice Mach number, relaxation time, what moment storage supports, the spectral
+// CFL limit, the Kolmogorov forcing's wave number against the dealiasing, and a case's own refusal
+// (validation.reference kolmogorov).
 // Each error names the key with the file:line:column (or --set argument) its value came from.
 #include <gtest/gtest.h>
 
@@ -92,6 +93,47 @@ TEST(SolverRules, CflWithinTheStepperLimit) {
                {"case.yaml:9:8: numerics.cfl: 5 is above the stability limit", "numerics.max_cfl"});
   expect_accepted(kSpectral + "numerics:\n  dt: 0\n  cfl: 5\n  max_cfl: 6\n");
   expect_accepted(kSpectral + "numerics:\n  dt: 0.001\n  cfl: 5\n");
+}
+
+TEST(SolverRules, MomentStorage) {
+  // numerics.storage moments: the regularized collision, fp64 or fp32, periodic faces, walls and moving
+  // walls. The error sits at numerics.storage's origin and names the other key, its value and what is valid.
+  const std::string moments = kMinimal + "numerics:\n  storage: moments\n";
+  expect_error(moments,
+               {"case.yaml:4:12: numerics.storage: moments stores the moments the regularized operator "
+                "rebuilds the populations from; it needs numerics.collision: regularized (the config "
+                "has 'bgk'), or use numerics.storage: populations"});
+  expect_error(kMinimal + "numerics:\n  collision: trt\n",
+               {"--set numerics.storage=moments: numerics.storage:", "(the config has 'trt')"},
+               {"numerics.storage=moments"});
+  const std::string regularized = moments + "  collision: regularized\n";
+  expect_accepted(regularized);
+  expect_accepted(regularized + "  precision: fp32\n");
+  expect_error(regularized + "  precision: fp32/fp16\n",
+               {"case.yaml:4:12: numerics.storage: ",
+                "needs numerics.precision: fp64 or fp32 (the config has 'fp32/fp16')"});
+  expect_error(regularized + "geometry:\n  bodies:\n    - {type: box, lo: [0.4, 0.4], hi: [0.6, 0.6]}\n",
+               {"case.yaml:4:12: numerics.storage: ",
+                "not solid bodies yet; it needs no geometry.bodies (the config has 1)"});
+  expect_error(regularized + "boundaries:\n  x_min: {type: velocity_inlet, velocity: [0.1, 0]}\n",
+               {"case.yaml:4:12: numerics.storage: ",
+                "not open faces yet; it needs boundaries.x_min.type: periodic, wall or moving_wall (the "
+                "config has 'velocity_inlet')"});
+  expect_error(regularized + "boundaries:\n  y_max: {type: outflow}\n",
+               {"boundaries.y_max.type: periodic, wall or moving_wall (the config has 'outflow')"});
+  expect_accepted(regularized +
+                  "boundaries:\n  x_min: {type: periodic}\n  x_max: {type: periodic}\n"
+                  "  y_max: {type: moving_wall, velocity: [1, 0]}\n");
+  // Populations take every collision, precision, body and face.
+  expect_accepted(kMinimal + "numerics:\n  storage: populations\n  precision: fp32/fp16\n");
+  // A checkpoint's scheme: the lattice alone for populations (as before the key), "/moments" appended for
+  // moments, so that find_restart refuses a restart across storages.
+  const eddy::config::RunSpec spec = load_text(regularized + "domain:\n  cells: [8, 8, 8]\n", "x.yaml");
+  eddy::lbm::Setup s = eddy::app::make_lbm_case(spec, 1, 0).setup;
+  EXPECT_EQ(s.storage, eddy::lbm::Storage::moments);
+  EXPECT_EQ(eddy::app::checkpoint_scheme(s), "D3Q19/moments");
+  s.storage = eddy::lbm::Storage::populations;
+  EXPECT_EQ(eddy::app::checkpoint_scheme(s), "D3Q19");
 }
 
 TEST(SolverRules, KolmogorovValidationNeedsItsFlow) {
