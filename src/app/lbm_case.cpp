@@ -61,7 +61,7 @@ lbm::Units lbm_units(const config::RunSpec& spec) {
 namespace {
 
 /// numerics.storage moments: the regularized collision (the moments are what it rebuilds the populations
-/// from), fp64 or fp32, and only periodic faces, walls and moving walls.
+/// from), and only periodic faces, walls and moving walls.
 void check_moment_storage(const config::RunSpec& spec) {
   if (spec.numerics.storage != "moments") return;
   const std::string key = "numerics.storage";
@@ -70,11 +70,6 @@ void check_moment_storage(const config::RunSpec& spec) {
                  cat("moments stores the moments the regularized operator rebuilds the populations from; it "
                      "needs numerics.collision: regularized (the config has '",
                      spec.numerics.collision, "'), or use numerics.storage: populations"));
-  if (spec.numerics.precision != "fp64" && spec.numerics.precision != "fp32")
-    config::fail(spec.origins, key,
-                 cat("moments does not store 16-bit values yet; it needs numerics.precision: fp64 or fp32 "
-                     "(the config has '",
-                     spec.numerics.precision, "'), or use numerics.storage: populations"));
   if (!spec.geometry.bodies.empty())
     config::fail(
         spec.origins, key,

@@ -19,7 +19,7 @@ std::unique_ptr<Solver> make_for_lattice(const Setup& s) {
   if (s.storage == Storage::moments) {
     if (s.precision == Precision::fp64) return detail::make_moment_impl<L, double>(s);
     if (s.precision == Precision::fp32) return detail::make_moment_impl<L, float>(s);
-    throw InputError("numerics.storage: moments stores fp64 or fp32 (numerics.precision), not 16-bit yet");
+    return detail::make_moment_impl<L, backend::Half>(s);
   }
   switch (s.precision) {
     case Precision::fp64:

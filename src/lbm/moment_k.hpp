@@ -24,6 +24,7 @@
 #include "field/grid.hpp"
 #include "lbm/collide_k.hpp"
 #include "lbm/collision_regularized_k.hpp"
+#include "lbm/storage_k.hpp"
 #include "lbm/stream_collide_k.hpp"
 
 namespace eddy::lbm {
@@ -58,14 +59,18 @@ EDDY_HD EDDY_INLINE constexpr int stress_slot(int c) {
   }
 }
 
-/// The state of padded cell n in `m` (drho, u, stress; the components a 2D lattice lacks are 0).
+/// The state of padded cell n in `m` (drho, u, stress; the components a 2D lattice lacks are 0). Through
+/// the storage's one conversion point (storage_k.hpp): as stored in FP64 and FP32; 16-bit storage holds
+/// the IEEE half of 2^13 times each number, as it holds the populations: 11 significant bits for every
+/// moment from 2^-27 to 8 in magnitude (a density deviation, a lattice velocity, a stress all lie
+/// below 1), the rounding the same on every backend.
 template <class L, class T, class R>
 EDDY_HD EDDY_INLINE void load_moments(const T* m, index_t N, std::uint32_t n, R& drho, R (&u)[3], R (&p)[6]) {
-  drho = R(m[n]);
-  EDDY_UNROLL for (int d = 0; d < 3; ++d) u[d] = d < L::d ? R(m[(1 + d) * N + n]) : R(0);
+  drho = load_pop<R>(m[n]);
+  EDDY_UNROLL for (int d = 0; d < 3; ++d) u[d] = d < L::d ? load_pop<R>(m[(1 + d) * N + n]) : R(0);
   EDDY_UNROLL for (int c = 0; c < 6; ++c) {
     const int k = stress_slot<L>(c);
-    p[c] = k >= 0 ? R(m[k * N + n]) : R(0);
+    p[c] = k >= 0 ? load_pop<R>(m[k * N + n]) : R(0);
   }
 }
 
@@ -73,11 +78,11 @@ EDDY_HD EDDY_INLINE void load_moments(const T* m, index_t N, std::uint32_t n, R&
 template <class L, class T, class R>
 EDDY_HD EDDY_INLINE void store_moments(T* m, index_t N, std::uint32_t n, R drho, const R (&u)[3],
                                        const R (&p)[6]) {
-  m[n] = T(drho);
-  EDDY_UNROLL for (int d = 0; d < L::d; ++d) m[(1 + d) * N + n] = T(u[d]);
+  m[n] = store_pop<T>(drho);
+  EDDY_UNROLL for (int d = 0; d < L::d; ++d) m[(1 + d) * N + n] = store_pop<T>(u[d]);
   EDDY_UNROLL for (int c = 0; c < 6; ++c) {
     const int k = stress_slot<L>(c);
-    if (k >= 0) m[k * N + n] = T(p[c]);
+    if (k >= 0) m[k * N + n] = store_pop<T>(p[c]);
   }
 }
 

@@ -8,10 +8,11 @@
 /// that instantiate it, one per lattice and precision (CMakeLists.txt:
 /// lbm_moments_<lattice>_<precision>.cpp).
 ///
-/// What it does not do yet, refused by the configuration check: 16-bit storage, bodies, open faces
+/// What it does not do yet, refused by the configuration check: bodies, open faces
 /// (velocity inlets, pressure outlets, outflow), other operators than regularized. The cells next to a
-/// wall take the regularized operator too (the population solver's wall closure, TRT in the
-/// bounce-back step, keeps populations a moment state cannot hold).
+/// wall take the regularized operator too, with their stress from the velocity gradient (moment_k.hpp:
+/// the population solver's wall closure, TRT in the bounce-back step, keeps populations a moment state
+/// cannot hold).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -96,7 +97,7 @@ class MomentSolverImpl final : public SolverBase<MomentSolverImpl<L, T>, L, T> {
     const MomentArgs<T, R> a = args();
     std::vector<T> h(static_cast<std::size_t>(M * plane));
     for (index_t pz = 0; pz < grid_.nz + 2 * grid_.gz; ++pz) {
-      std::fill(h.begin(), h.end(), T(0));
+      std::fill(h.begin(), h.end(), store_pop<T>(R(0)));
       const index_t z = pz - grid_.gz;
       if (z >= 0 && z < grid_.nz)
         backend::host_parallel_for(grid_.nx * grid_.ny, [&](index_t t) {

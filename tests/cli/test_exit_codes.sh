@@ -71,17 +71,13 @@ for d in open missing badmask; do
   [ -e "$d" ] && { echo "FAIL: bad body input left $d behind"; fails=$((fails + 1)); }
 done
 expect 0 "valid" -- validate "$cyl"
-# numerics.storage: moments needs the regularized collision, fp64 or fp32, and periodic faces, walls and
+# numerics.storage: moments needs the regularized collision, and periodic faces, walls and
 # moving walls only: anything else is exit 2 naming the key, from run and validate, with nothing written.
 reg=(--set numerics.storage=moments --set numerics.collision=regularized)
 expect 2 "numerics.storage: moments stores the moments.*needs numerics.collision: regularized \(.* 'trt'\)" \
   -- run "$cfg" --out moments_trt --set numerics.storage=moments
 expect 2 "numerics.storage: moments stores.*numerics.collision: regularized \(the config has 'bgk'\)" \
   -- validate "$cfg" --set numerics.storage=moments --set numerics.collision=bgk
-expect 2 "numerics.storage: .*needs numerics.precision: fp64 or fp32 \(the config has 'fp32/fp16'\)" \
-  -- run "$cfg" --out moments_fp16 "${reg[@]}" --set numerics.precision=fp32/fp16
-expect 2 "numerics.storage: .*numerics.precision: fp64 or fp32" -- validate "$cfg" "${reg[@]}" \
-  --set numerics.precision=fp32/fp16
 expect 2 "numerics.storage: .*not solid bodies yet; it needs no geometry.bodies \(the config has 1\)" \
   -- run "$cyl" --out moments_body "${reg[@]}"
 expect 2 "numerics.storage: .*geometry.bodies" -- validate "$cyl" "${reg[@]}"
@@ -92,7 +88,7 @@ expect 2 "numerics.storage: .*boundaries.y_min.type: .*\(the config has 'pressur
 expect 2 "numerics.storage: 'moments' is only available with solver lbm; use populations" \
   -- validate "$src/cases/kolmogorov_2d/kolmogorov2d_spectral.yaml" --set numerics.storage=moments
 expect 0 "valid" -- validate "$cfg" "${reg[@]}"
-for d in moments_trt moments_fp16 moments_body moments_outflow; do
+for d in moments_trt moments_body moments_outflow; do
   [ -e "$d" ] && { echo "FAIL: a numerics.storage refusal left $d behind"; fails=$((fails + 1)); }
 done
 expect 0 "usage" -- --help

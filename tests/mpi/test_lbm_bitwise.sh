@@ -68,7 +68,7 @@ for n in 2 4x1; do same cf_1 cf_$n 201; done
 
 # Moment storage (numerics.storage: moments): its halo carries whole ghost cells' moments, and the cells
 # next to a wall take their stress from the velocities of their neighbours, ghosts included: periodic
-# D3Q19 and D3Q27 with LES, walls with a moving one, the 2D cavity with a body force.
+# D3Q19 and D3Q27 with LES, walls with a moving one, the 2D cavity with a body force, 16-bit moments.
 mo=(--set numerics.collision=regularized --set numerics.storage=moments)
 run mt_1 1 taylor_green/tgv3d_lbm.yaml "${tg[@]}" "${mo[@]}"
 run mt_4 4 taylor_green/tgv3d_lbm.yaml "${tg[@]}" "${mo[@]}"
@@ -85,6 +85,9 @@ run mc_1 1 lid_driven_cavity/cavity2d.yaml "${cf[@]}" "${mo[@]}"
 run mc_2x2 4 lid_driven_cavity/cavity2d.yaml "${cf[@]}" "${mo[@]}" --set "parallel.ranks=[2,2]"
 run mc_4x1 4 lid_driven_cavity/cavity2d.yaml "${cf[@]}" "${mo[@]}" --set "parallel.ranks=[4,1]"
 for n in 2x2 4x1; do same mc_1 mc_$n 201; done
+run mh_1 1 taylor_green/tgv3d_lbm.yaml "${tw[@]}" "${mo[@]}" --set numerics.precision=fp32/fp16
+run mh_2x2x1 4 taylor_green/tgv3d_lbm.yaml "${tw[@]}" "${mo[@]}" --set numerics.precision=fp32/fp16 --set "parallel.ranks=[2,2,1]"
+same mh_1 mh_2x2x1 61
 
 # Bodies and open faces: the 2D-1 cylinder (Bouzidi walls, parabolic inlet with its ramp,
 # pressure outlet) and a 3D sphere in a duct (D3Q19, half-way walls, uniform inlet, outflow): fields and

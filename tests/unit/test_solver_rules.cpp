@@ -109,9 +109,7 @@ TEST(SolverRules, MomentStorage) {
   const std::string regularized = moments + "  collision: regularized\n";
   expect_accepted(regularized);
   expect_accepted(regularized + "  precision: fp32\n");
-  expect_error(regularized + "  precision: fp32/fp16\n",
-               {"case.yaml:4:12: numerics.storage: ",
-                "needs numerics.precision: fp64 or fp32 (the config has 'fp32/fp16')"});
+  expect_accepted(regularized + "  precision: fp32/fp16\n");
   expect_error(regularized + "geometry:\n  bodies:\n    - {type: box, lo: [0.4, 0.4], hi: [0.6, 0.6]}\n",
                {"case.yaml:4:12: numerics.storage: ",
                 "not solid bodies yet; it needs no geometry.bodies (the config has 1)"});
