@@ -198,32 +198,27 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
   }
   if constexpr (backend::row_chunk > 1 && sizeof(T) >= 4 && !Obs::active) {
     // Where the backend hands over chunks of a row (the CPU: vector lanes), the chunk's cells that take
-    // the bulk update with its store and share their wrapped faces are updated together
-    // (stream_collide_chunk); the cells on a wrapped x face, and on odd steps a chunk holding any cell
-    // other than plain fluid, take the one-cell update. The same arithmetic per cell either way.
+    // the bulk update with its store are updated together (stream_collide_chunk; the cells on a wrapped
+    // x face with their own links); on odd steps a chunk holding any cell other than plain fluid takes
+    // the one-cell update. The same arithmetic per cell either way.
     const auto chunk = [=](index_t x0, index_t count, index_t y, index_t z) {
+      const index_t x = b.ox + x0;
       y += b.oy, z += b.oz;
-      index_t lo = b.ox + x0, hi = lo + count;
-      const auto one = [&](index_t x) {
-        bulk_cell<L, Odd>(a.grid.at(x, y, z), Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u, a,
-                          collision, all_fluid);
-      };
-      if (Odd && (a.wrap_axes & 1u)) {
-        if (lo == 0) one(lo++);
-        if (hi == a.grid.nx && hi > lo) one(--hi);
-      }
-      if (lo >= hi) return;
-      const index_t n = a.grid.at(lo, y, z);
+      const index_t n = a.grid.at(x, y, z);
       if (Odd && !all_fluid) {
-        for (index_t k = 0; k < hi - lo; ++k) {
+        for (index_t k = 0; k < count; ++k) {
           if (a.flags[n + k] != fluid) {
-            for (index_t x = lo; x < hi; ++x) one(x);
+            for (index_t c = 0; c < count; ++c)
+              bulk_cell<L, Odd>(n + c, wrapped_faces_at(a.grid, a.wrap_axes, x + c, y, z), a, collision,
+                                all_fluid);
             return;
           }
         }
       }
-      const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, lo, y, z) : 0u;
-      stream_collide_chunk<L, Odd, backend::row_chunk>(n, hi - lo, faces, a, collision);
+      const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes & ~1u, x, y, z) : 0u;
+      const unsigned first = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
+      const unsigned last = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x + count - 1, y, z) : 0u;
+      stream_collide_chunk<L, Odd, backend::row_chunk>(n, count, faces, first, last, a, collision);
     };
     backend::parallel_for_row_chunks(label, b.nx, b.ny, b.nz, chunk);
     return;

@@ -231,28 +231,51 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamC
   if constexpr (Obs::active) obs.template add<L>(n, sample);
 }
 
-/// The update of the cells x0 .. x0 + count - 1 (count <= W) of row (y, z) of a box whose cells all share
-/// the wrapped faces `faces` and all take the bulk update with its store (plain fluid cells on odd steps):
-/// per cell the update stream_collide<L, Odd, false> makes, in three passes over the chunk: every link's
-/// populations of the W cells (W consecutive slots of the link's source), the collisions, every link's
-/// results. With 32- and 64-bit storage the passes are loops over the cells of the chunk (EDDY_SIMD), so
-/// on the CPU a link's loads and stores are vector accesses and the collision runs in vector lanes; in
-/// the AA pattern every location a cell reads is written by that cell alone, so taking all of a chunk's
-/// loads before its stores changes nothing. The arithmetic per cell is that of the one-cell update, bit
-/// for bit where the compiler contracts neither into fused multiply-adds (CMakeLists.txt: the CPU backend
-/// builds with -ffp-contract=off), so which cells a chunk holds (it depends on the box) cannot change a
-/// result.
+/// The update of the cells x0 .. x0 + count - 1 (count <= W) of row (y, z) of a box whose cells all take
+/// the bulk update with its store (plain fluid cells on odd steps): per cell the update
+/// stream_collide<L, Odd, false> makes, in three passes over W lanes: every link's populations of the
+/// chunk's cells (W consecutive slots of the link's source; the lanes past `count` take zeros, and nothing
+/// is read there), the collisions of all W lanes, every link's results for the chunk's cells. `faces`: the
+/// wrapped faces of the chunk's cells (wrapped_faces_at), `first` and `last` those of its first and last
+/// cell, which differ from `faces` on the x faces of a block that wraps in x: such a cell takes its loads
+/// and stores one at a time, through its own Links, and its collision in its lane.
+///
+/// With 32- and 64-bit storage the passes are loops over the lanes (EDDY_SIMD), so on the CPU a link's
+/// loads and stores are vector accesses (masked where the instruction set has masks: AVX2, AVX-512) and
+/// the collision runs in vector lanes. The collision pass always runs all W lanes: a chunk of fewer
+/// cells would leave a scalar remainder, and the end cells of a row that wraps in x, updated one at a
+/// time, were a third of the odd step (D3Q19 FP32 96^3, AVX-512, 2026-12-07). In the AA pattern every
+/// location a cell reads is written by that cell alone, so taking all of a chunk's loads before its stores
+/// changes nothing. The arithmetic per cell is that of the one-cell update, bit for bit where the compiler
+/// contracts neither into fused multiply-adds (CMakeLists.txt: the CPU backend builds with
+/// -ffp-contract=off), so which cells a chunk holds (it depends on the box) cannot change a result.
 template <class L, bool Odd, int W, class T, class R, class Collision>
-EDDY_HD EDDY_INLINE void stream_collide_chunk(index_t n0, index_t count, unsigned faces,
-                                              const StreamCollideArgs<T, R>& a, const Collision& collide) {
+EDDY_HD EDDY_INLINE void stream_collide_chunk(index_t n0, index_t count, unsigned faces, unsigned first,
+                                              unsigned last, const StreamCollideArgs<T, R>& a,
+                                              const Collision& collide) {
   static_assert(sizeof(T) >= 4, "16-bit storage updates cells one at a time or in pairs");
   const Links l(n0, Odd ? faces : 0u, a.grid);
+  // The lanes of the end cells with faces of their own (odd steps only; -1: none).
+  const index_t own0 = Odd && first != faces ? 0 : -1;
+  const index_t own1 = Odd && count > 1 && last != faces ? count - 1 : -1;
+  const auto shared = [&](index_t k) { return k < count && k != own0 && k != own1; };
   R f[L::q][W];
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     const T* src = Odd ? slot(a, opposite(i)) + l.neighbour<L>(i, -1, a.grid) : slot(a, i) + l.n;
-    EDDY_SIMD for (index_t k = 0; k < count; ++k) f[i][k] = load_raw<R>(src[k]);
+    EDDY_SIMD for (index_t k = 0; k < W; ++k) f[i][k] = shared(k) ? load_raw<R>(src[k]) : R(0);
   }
-  EDDY_SIMD for (index_t k = 0; k < count; ++k) {
+  const auto own = [&](index_t k, unsigned own_faces, auto&& access) {
+    if (k < 0) return;
+    const Links lk(n0 + k, own_faces, a.grid);
+    R c[L::q];
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) c[i] = f[i][k];
+    access(lk, c);
+    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i][k] = c[i];
+  };
+  const auto own_load = [&](const Links& lk, R(&c)[L::q]) { load<L, Odd, false, true>(lk, a, c); };
+  own(own0, first, own_load);
+  own(own1, last, own_load);
+  EDDY_SIMD for (index_t k = 0; k < W; ++k) {
     R c[L::q];
     EDDY_UNROLL for (int i = 0; i < L::q; ++i) c[i] = f[i][k];
     collide_cell<L, T>(c, a, collide);
@@ -260,8 +283,11 @@ EDDY_HD EDDY_INLINE void stream_collide_chunk(index_t n0, index_t count, unsigne
   }
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     T* dst = Odd ? slot(a, i) + l.neighbour<L>(i, +1, a.grid) : slot(a, opposite(i)) + l.n;
-    EDDY_SIMD for (index_t k = 0; k < count; ++k) dst[k] = store_raw<T>(f[i][k]);
+    EDDY_SIMD for (index_t k = 0; k < W; ++k) if (shared(k)) dst[k] = store_raw<T>(f[i][k]);
   }
+  const auto own_store = [&](const Links& lk, R(&c)[L::q]) { store<L, Odd, false, true>(lk, a, c); };
+  own(own0, first, own_store);
+  own(own1, last, own_store);
 }
 
 /// One slot of two adjacent cells in 16-bit storage, read or written as one 4-byte word.
