@@ -37,14 +37,15 @@ struct MomentView {
 
   EDDY_HD double& at(index_t cell, int slot) const { return sums[index_t(slot) * cells + cell]; }
   /// Add one sample of cell `cell`: the density deviation and the velocity (layout.dims components).
-  EDDY_HD void add_flow(index_t cell, double drho, const double* u) const {
+  EDDY_HD void add_flow(index_t cell, double drho, const double (&u)[3]) const {
+    const int dims = layout.dims < 3 ? layout.dims : 3;  // at most u's 3 (so the compiler knows it too)
     if (layout.density) at(cell, 0) += drho;
     if (layout.velocity)
-      for (int i = 0; i < layout.dims; ++i) at(cell, layout.velocity_slot() + i) += u[i];
+      for (int i = 0; i < dims; ++i) at(cell, layout.velocity_slot() + i) += u[i];
     if (layout.stress) {
       int k = layout.stress_slot();
-      for (int i = 0; i < layout.dims; ++i)
-        for (int j = i; j < layout.dims; ++j) at(cell, k++) += u[i] * u[j];
+      for (int i = 0; i < dims; ++i)
+        for (int j = i; j < dims; ++j) at(cell, k++) += u[i] * u[j];
     }
   }
   /// Add one sample of the vorticity (layout.vorticity components) of cell `cell`.
