@@ -94,7 +94,7 @@ void launch_padded_velocity(const A& a, bool next_odd, double* u) {
   using R = typename A::Real;
   const field::PaddedGrid g = a.grid;
   backend::parallel_for("lbm::padded_velocity", g.n_interior(), [=] EDDY_DEVICE(index_t t) {
-    R drho = R(0), v[3] = {R(0), R(0), R(0)};  // set by cell_moments (zeroed for the compiler)
+    R drho, v[3];
     const index_t n = g.interior_to_padded(t);
     cell_moments<L>(n, a, next_odd, drho, v);
     for (int k = 0; k < L::d; ++k) u[k * g.n_padded + n] = double(v[k]);

@@ -320,7 +320,7 @@ index_t reduce_first_nonfinite(const A& a, bool next_odd, Int3 global, Int3 offs
   const index_t r = backend::parallel_reduce(
       "lbm::first_nonfinite", g.n_interior(), none,
       [=] EDDY_DEVICE(index_t t) {
-        R drho = R(0), v[3] = {R(0), R(0), R(0)};  // set by cell_moments (zeroed for the compiler)
+        R drho, v[3];
         cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
         const double s = double(drho) + double(v[0]) + double(v[1]) + double(v[2]);
         if (std::isfinite(s)) return none;
@@ -351,7 +351,7 @@ SpeedAt reduce_fastest(const A& a, bool next_odd, Int3 global, Int3 offset) {
   return backend::parallel_reduce(
       "lbm::fastest_cell", g.n_interior(), SpeedAt{-1.0, 0},
       [=] EDDY_DEVICE(index_t t) {
-        R drho = R(0), v[3] = {R(0), R(0), R(0)};  // set by cell_moments (zeroed for the compiler)
+        R drho, v[3];
         cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
         const index_t x = t % g.nx + offset[0], y = (t / g.nx) % g.ny + offset[1],
                       z = t / (g.nx * g.ny) + offset[2];
@@ -369,7 +369,7 @@ void launch_moments(const A& a, bool next_odd, const index_t* cells, index_t n, 
   const int d = L::d;
   const PaddedGrid g = a.grid;
   backend::parallel_for(cells ? "lbm::moments_at" : "lbm::moments", n, [=] EDDY_DEVICE(index_t t) {
-    R drho = R(0), v[3] = {R(0), R(0), R(0)};  // set by cell_moments (zeroed for the compiler)
+    R drho, v[3];
     cell_moments<L>(g.interior_to_padded(cells ? cells[t] : t), a, next_odd, drho, v);
     rho[t] = 1.0 + double(drho);
     for (int k = 0; k < d; ++k) u[t * d + k] = double(v[k]);
@@ -383,7 +383,7 @@ void launch_add_moments(const A& a, bool next_odd, index_t n, field::MomentView 
   using R = typename A::Real;
   const PaddedGrid g = a.grid;
   backend::parallel_for("lbm::add_moments", n, [=] EDDY_DEVICE(index_t t) {
-    R drho = R(0), v[3] = {R(0), R(0), R(0)};  // set by cell_moments (zeroed for the compiler)
+    R drho, v[3];
     cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
     const double u[3] = {double(v[0]), double(v[1]), double(v[2])};
     m.add_flow(t, (1.0 + double(drho)) - 1.0, u);
@@ -516,7 +516,7 @@ Sum2 reduce_change(const A& a, bool next_odd, double* u_prev) {
   return backend::parallel_reduce(
       "lbm::velocity_change", g.n_interior(), Sum2{0, 0},
       [=] EDDY_DEVICE(index_t t) {
-        R drho = R(0), v[3] = {R(0), R(0), R(0)};  // set by cell_moments (zeroed for the compiler)
+        R drho, v[3];
         cell_moments<L>(g.interior_to_padded(t), a, next_odd, drho, v);
         double diff = 0, norm = 0;
         for (int k = 0; k < d; ++k) {
