@@ -43,6 +43,14 @@ void parallel_for_box(const char* /*label*/, index_t nx, index_t ny, index_t nz,
 /// well inside L1. The GPU backends hand over one cell a thread (row_chunk 1).
 inline constexpr index_t row_chunk = 32;
 
+/// Whether a vector loop over a chunk's lanes with a condition on each lane's load and store compiles to
+/// masked vector accesses: where the instruction set has them (AVX2, AVX-512; EDDY_CPU_ARCH).
+#if defined(__AVX2__) || defined(__AVX512F__)
+inline constexpr bool row_chunk_masked = true;
+#else
+inline constexpr bool row_chunk_masked = false;
+#endif
+
 /// Run f(x0, count, y, z) over the rows of an nx x ny x nz box in chunks of at most row_chunk consecutive
 /// cells x0 .. x0 + count - 1 (rows split over the threads, as parallel_for_box). For code that stages a
 /// chunk's data in arrays over its cells and computes on them in a vector loop.

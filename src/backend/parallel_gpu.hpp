@@ -220,6 +220,8 @@ void parallel_for_box(const char* label, index_t nx, index_t ny, index_t nz, F f
 /// The most cells of a row that parallel_for_row_chunks hands a thread: one (the CPU backend's chunks are
 /// the lanes of a vector loop; a GPU's lanes are its threads).
 inline constexpr index_t row_chunk = 1;
+/// Whether a row chunk's lanes take masked accesses (the CPU backend's row_chunk_masked): no chunks here.
+inline constexpr bool row_chunk_masked = false;
 
 /// Run f(x0, count, y, z) over the rows of a box in chunks of row_chunk cells: here f(x, 1, y, z) for
 /// every cell, as parallel_for_box.

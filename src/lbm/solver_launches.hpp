@@ -218,7 +218,8 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
       const unsigned faces = Odd ? wrapped_faces_at(a.grid, a.wrap_axes & ~1u, x, y, z) : 0u;
       const unsigned first = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x, y, z) : 0u;
       const unsigned last = Odd ? wrapped_faces_at(a.grid, a.wrap_axes, x + count - 1, y, z) : 0u;
-      stream_collide_chunk<L, Odd, backend::row_chunk>(n, count, faces, first, last, a, collision);
+      stream_collide_chunk<L, Odd, backend::row_chunk, backend::row_chunk_masked>(n, count, faces, first,
+                                                                                  last, a, collision);
     };
     backend::parallel_for_row_chunks(label, b.nx, b.ny, b.nz, chunk);
     return;
