@@ -121,7 +121,8 @@ def run(args):
     a.semilogx(lin, lin, ":", color="gray", label="U+ = y+")
     log = ref["y_plus"][ref["y_plus"] > 20]
     a.semilogx(log, 2.5 * np.log(log) + 5.5, "--", color="gray", label="2.5 ln y+ + 5.5")
-    a.set(xlabel="y+", ylabel="U+", title=f"{label}: mean velocity, {turnovers:.3g} h/u_tau averaged")
+    a.set(xlabel="y+", ylabel="U+", title=f"mean velocity, {turnovers:.3g} h/u_tau averaged")
+    fig.suptitle(label, fontsize=10)
     for n, c in (("urms_plus", "C0"), ("vrms_plus", "C1"), ("wrms_plus", "C2"), ("uv_plus", "C3")):
         b.plot(ref["y_plus"], ref[n], "-", color=c, label=f"{n} (DNS)")
         b.plot(prof["y_plus"], prof[n], "o", color=c, ms=3)
