@@ -244,13 +244,14 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamC
 /// loads and stores are vector accesses and the collision runs in vector lanes. Where the instruction set
 /// has masked accesses (`Masked`: backend::row_chunk_masked, AVX2 and AVX-512) the loads and stores run over
 /// all W lanes, masked to the chunk's cells, and need no scalar remainder; without (SSE2) a loop with a
-/// condition does not vectorize, and they run over the cells alone (D3Q19 FP32 96^3 at 50 MLUPS against
-/// 70 before the masks, 2 cores, 2026-12-07). The collision pass always runs all W lanes: a chunk of fewer
-/// cells would leave a scalar remainder, and the end cells of a row that wraps in x, updated one at a
-/// time, were a third of the odd step (D3Q19 FP32 96^3, AVX-512, 2026-12-07). In the AA pattern every
-/// location a cell reads is written by that cell alone, so taking all of a chunk's loads before its stores
-/// changes nothing. The arithmetic per cell is that of the one-cell update, bit for bit where the compiler
-/// contracts neither into fused multiply-adds (CMakeLists.txt: the CPU backend builds with
+/// condition does not vectorize, and they run over the cells alone, loops of runtime length that
+/// -fno-tree-loop-distribute-patterns keeps from becoming `rep movs` (CMakeLists.txt; the masked loops in
+/// SSE2 took D3Q19 FP32 96^3 from 70 to 50 MLUPS, 2 cores, 2026-12-07). The collision pass always runs all W
+/// lanes: a chunk of fewer cells would leave a scalar remainder, and the end cells of a row that wraps in x,
+/// updated one at a time, were a third of the odd step (D3Q19 FP32 96^3, AVX-512, 2026-12-07). In the AA
+/// pattern every location a cell reads is written by that cell alone, so taking all of a chunk's loads before
+/// its stores changes nothing. The arithmetic per cell is that of the one-cell update, bit for bit where the
+/// compiler contracts neither into fused multiply-adds (CMakeLists.txt: the CPU backend builds with
 /// -ffp-contract=off), so which cells a chunk holds (it depends on the box) cannot change a result.
 template <class L, bool Odd, int W, bool Masked, class T, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide_chunk(index_t n0, index_t count, unsigned faces, unsigned first,
