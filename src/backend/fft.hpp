@@ -39,9 +39,23 @@ template <class T>
 EDDY_HD EDDY_INLINE Complex<T> operator-(Complex<T> a, Complex<T> b) {
   return {a.re - b.re, a.im - b.im};
 }
+/// a * b: four products, then their difference (real part) and sum (imaginary part), each rounded, never
+/// fused. On the host the real part is written a.re b.re + (-a.im) b.im, bit for bit a.re b.re - a.im b.im
+/// ((-x) y = -(x y) exactly, and x - y is x + (-y), signed zeros included): written with the minus, GCC
+/// 12's SLP vectorizer on x86 with FMA (-march=native, x86-64-v3) matches the lanes {p - q, p' + q'} of
+/// products as a VEC_FMADDSUB pattern and emits vfmaddsub, a fused multiply-add in spite of
+/// -ffp-contract=off, in some kernels and not in others, so that one product had different bits in
+/// different kernels (spectral_solver.cpp: the phase-shifted transform inputs a stage writes, and those
+/// launch_inputs writes after stats() or load_state()). A sum in both lanes leaves no add/sub blend to
+/// match. Device code keeps the plain form (device compilers contract by their own rules; CPU and GPU
+/// results agree to round-off, not bitwise).
 template <class T>
 EDDY_HD EDDY_INLINE Complex<T> operator*(Complex<T> a, Complex<T> b) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+#else
+  return {a.re * b.re + (-a.im) * b.im, a.re * b.im + a.im * b.re};
+#endif
 }
 template <class T>
 EDDY_HD EDDY_INLINE Complex<T> operator*(T s, Complex<T> a) {
