@@ -69,7 +69,12 @@ void deallocate(void* p) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);
-void fill_zero(void* dst, std::size_t bytes);
+/// Zero `bytes` at dst. On the CPU backend this is the first touch, which puts each page on the NUMA node
+/// of the thread that zeroes it, so threads zero what they update: with `part` > 0 the block holds
+/// arrays of `part` bytes back to back over the same cells (an LBM state's populations or moments, a
+/// spectral field's components), and each thread zeroes its share of every one, the cells its static
+/// share of a kernel's loop updates; with 0, its share of the whole block.
+void fill_zero(void* dst, std::size_t bytes, std::size_t part = 0);
 /// Where the rows of a strided block lie: rows `pitch` bytes apart within a slice, slices `slice` bytes
 /// apart (unused for one slice).
 struct Strides {
@@ -134,14 +139,15 @@ class DeviceArray {
     return *this;
   }
 
-  /// Reallocate to n elements, zero-filled.
-  void resize(std::size_t n) {
+  /// Reallocate to n elements, zero-filled; `part` > 0: arrays of `part` elements back to back over the same
+  /// cells (fill_zero: where the CPU backend's first touch puts their pages).
+  void resize(std::size_t n, std::size_t part = 0) {
     deallocate(data_);
     data_ = nullptr, size_ = 0;
     if (n == 0) return;
     data_ = static_cast<T*>(allocate(n * sizeof(T)));
     size_ = n;
-    fill_zero(data_, n * sizeof(T));
+    fill_zero(data_, n * sizeof(T), part * sizeof(T));
   }
   T* data() const { return data_; }
   std::size_t size() const { return size_; }

@@ -44,7 +44,13 @@ DeviceInfo device_info() {
       break;
     }
   }
-  d.runtime = "OpenMP " + std::to_string(_OPENMP);
+  // Whether the threads stay on their cores (OMP_PROC_BIND, OMP_PLACES), which the first touch of the
+  // arrays (fill_zero) counts on for its NUMA placement.
+  static const char* const binding[] = {"threads not bound", "threads bound", "threads bound (master)",
+                                        "threads bound (close)", "threads bound (spread)"};
+  const int b = static_cast<int>(omp_get_proc_bind());
+  d.runtime = "OpenMP " + std::to_string(_OPENMP) + ", " + std::to_string(d.threads) + " threads, " +
+              (b >= 0 && b <= 4 ? binding[b] : "threads bound");
   return d;
 }
 
@@ -128,12 +134,22 @@ void fill_zero_3d(void* dst, Strides ds, Extent x) {
   for_rows(x,
            [&](std::size_t z, std::size_t y) { std::memset(d + z * ds.slice + y * ds.pitch, 0, x.width); });
 }
-void fill_zero(void* dst, std::size_t bytes) {
-  // Parallel first touch: each thread zeroes the pages it will later work on (NUMA placement).
+void fill_zero(void* dst, std::size_t bytes, std::size_t part) {
+  // Parallel first touch: thread t of T zeroes [t/T, (t+1)/T) of every array of `part` bytes (the last one
+  // may be shorter), the cells a static schedule over them gives it, so their pages sit on its NUMA node.
+  // One array (part 0) of several: each thread's pages would hold whole arrays, and the threads updating
+  // a cell would read half its populations from the other socket.
+  if (bytes == 0) return;
+  if (part == 0 || part > bytes) part = bytes;
   auto* c = static_cast<char*>(dst);
-  const index_t n = static_cast<index_t>(bytes);
-#pragma omp parallel for schedule(static)
-  for (index_t i = 0; i < n; ++i) c[i] = 0;
+#pragma omp parallel
+  {
+    const std::size_t threads = std::size_t(omp_get_num_threads()), t = std::size_t(omp_get_thread_num());
+    for (std::size_t begin = 0; begin < bytes; begin += part) {
+      const std::size_t n = std::min(part, bytes - begin), lo = n * t / threads, hi = n * (t + 1) / threads;
+      if (hi > lo) std::memset(c + begin + lo, 0, hi - lo);
+    }
+  }
 }
 
 }  // namespace eddy::backend

@@ -130,7 +130,7 @@ class DerivedFields {
                bool next_odd, long version, const Setup& setup, field::Exchanger& exchanger) {
     const field::PaddedGrid& g = a.grid;
     if (u_.size() == 0) {
-      u_.resize(static_cast<std::size_t>(L::d * g.n_padded));
+      u_.resize(static_cast<std::size_t>(L::d * g.n_padded), static_cast<std::size_t>(g.n_padded));
       pattern_ = GhostLayout<L>(setup).cell_pattern(L::d);
     }
     if (version_ != version) {

@@ -78,7 +78,7 @@ class MomentSolverImpl final : public SolverBase<MomentSolverImpl<L, T>, L, T> {
       if (k != FaceKind::periodic && k != FaceKind::wall && k != FaceKind::moving_wall)
         throw InputError("numerics.storage: moments takes periodic faces, walls and moving walls only");
     for (auto& m : m_) {
-      m.resize(static_cast<std::size_t>(M * grid_.n_padded));
+      m.resize(static_cast<std::size_t>(M * grid_.n_padded), static_cast<std::size_t>(grid_.n_padded));
       backend::fill_zero(m.data(), m.bytes());
     }
     const GhostLayout<L> layout(setup_);

@@ -40,7 +40,8 @@ class SolverImpl final : public SolverBase<SolverImpl<L, T>, L, T> {
 
  public:
   explicit SolverImpl(const Setup& s) : Base(s) {
-    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_));
+    f_.resize(static_cast<std::size_t>(L::q * grid_.n_padded + lead_),
+              static_cast<std::size_t>(grid_.n_padded));
     const std::vector<std::uint8_t> flags = build_flags();
     build_pattern();
     build_cell_sets(flags);

@@ -131,8 +131,8 @@ Adjoint2d::Adjoint2d(const Setup& s, field::TransposeExchange& exchange)
         "numerics.dealiasing: the adjoint solver needs two_thirds (phase shifts are not differentiated)");
   cs_ = fft_.complex_stride();
   rs_ = fft_.real_stride();
-  w_.resize(static_cast<std::size_t>(5 * cs_));
-  p_.resize(static_cast<std::size_t>(5 * rs_));
+  w_.resize(static_cast<std::size_t>(5 * cs_), static_cast<std::size_t>(cs_));
+  p_.resize(static_cast<std::size_t>(5 * rs_), static_cast<std::size_t>(rs_));
   tape_ = std::make_unique<StepTape>();
   for (int k = 1; k < stages(); ++k) tape_->x[k] = field();
   for (int k = 0; k < stages(); ++k) tape_->n[k] = field();

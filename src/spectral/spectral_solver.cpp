@@ -324,12 +324,13 @@ class SolverImpl final : public Solver {
     cs_ = fft_.complex_stride();
     rs_ = fft_.real_stride();
     const auto spec = [&](int fields) { return static_cast<std::size_t>(cs_ * fields); };
-    u_.resize(spec(comps_));
-    acc_.resize(spec(comps_));
+    u_.resize(spec(comps_), spec(1));
+    acc_.resize(spec(comps_), spec(1));
     // The stage value is kept only where something reads it back (step: NextInputs).
-    if (s.stepper == Stepper::rk3 || s.forcing.kind == Forcing::band_limited) x_.resize(spec(comps_));
-    w_.resize(spec(work_fields_));
-    p_.resize(static_cast<std::size_t>(rs_ * work_fields_));
+    if (s.stepper == Stepper::rk3 || s.forcing.kind == Forcing::band_limited)
+      x_.resize(spec(comps_), spec(1));
+    w_.resize(spec(work_fields_), spec(1));
+    p_.resize(static_cast<std::size_t>(rs_ * work_fields_), static_cast<std::size_t>(rs_));
   }
 
   void set_velocity(const std::vector<double>& u) override {

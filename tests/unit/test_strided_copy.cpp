@@ -85,6 +85,25 @@ TEST(DeviceCopy, LargeCopiesAreExactAndStayInTheirBlock) {
   }
 }
 
+// fill_zero of a block of arrays over the same cells (part > 0: the CPU backend's first touch zeroes each
+// thread's share of every array): every byte of the block zero, whether the parts divide it or not, and
+// the bytes around it untouched; part 0 and a part longer than the block are one array.
+TEST(DeviceCopy, FillZeroOfArraysZeroesTheWholeBlockAlone) {
+  const std::size_t n = 3 * 4096 + 200;
+  for (const std::size_t bytes :
+       {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(3 * 4096 + 100)}) {
+    for (const std::size_t part : {std::size_t(0), std::size_t(1), std::size_t(5), std::size_t(4096),
+                                   std::size_t(4099), std::size_t(1) << 20}) {
+      std::vector<char> h(n, char(0x5a));
+      backend::DeviceArray<char> a(n);
+      a.from_host(h);
+      backend::fill_zero(a.data() + 37, bytes, part);
+      for (std::size_t i = 0; i < bytes; ++i) h[37 + i] = 0;
+      EXPECT_EQ(a.to_host(), h) << bytes << " bytes in parts of " << part;
+    }
+  }
+}
+
 // The yardstick of eddy bench: every copy it tries gives a bandwidth, and the one it reports is the best
 // of them, with its name.
 TEST(DeviceCopy, CopyBandwidthIsTheBestOfItsCopies) {
