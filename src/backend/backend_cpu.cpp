@@ -15,9 +15,57 @@
 #include <fstream>
 #include <new>
 
+#include "backend/cpu_isa.hpp"
 #include "backend/graph.hpp"
 
 namespace eddy::backend {
+
+// The instruction sets every file of the build was compiled for (EDDY_CPU_ARCH), which cpu_isa.cpp checks
+// against the running CPU's before anything else runs.
+extern const unsigned detail::compiled_isa = 0u
+#if defined(__SSE3__)
+                                             | detail::isa_sse3
+#endif
+#if defined(__SSSE3__)
+                                             | detail::isa_ssse3
+#endif
+#if defined(__SSE4_1__)
+                                             | detail::isa_sse4_1
+#endif
+#if defined(__SSE4_2__)
+                                             | detail::isa_sse4_2
+#endif
+#if defined(__POPCNT__)
+                                             | detail::isa_popcnt
+#endif
+#if defined(__AVX__)
+                                             | detail::isa_avx
+#endif
+#if defined(__AVX2__)
+                                             | detail::isa_avx2
+#endif
+#if defined(__FMA__)
+                                             | detail::isa_fma
+#endif
+#if defined(__BMI2__)
+                                             | detail::isa_bmi2
+#endif
+#if defined(__AVX512F__)
+                                             | detail::isa_avx512f
+#endif
+#if defined(__AVX512CD__)
+                                             | detail::isa_avx512cd
+#endif
+#if defined(__AVX512BW__)
+                                             | detail::isa_avx512bw
+#endif
+#if defined(__AVX512DQ__)
+                                             | detail::isa_avx512dq
+#endif
+#if defined(__AVX512VL__)
+                                             | detail::isa_avx512vl
+#endif
+    ;
 
 const char* name() { return "CPU"; }
 
@@ -49,8 +97,10 @@ DeviceInfo device_info() {
   static const char* const binding[] = {"threads not bound", "threads bound", "threads bound (master)",
                                         "threads bound (close)", "threads bound (spread)"};
   const int b = static_cast<int>(omp_get_proc_bind());
+  const std::string isa = detail::isa_names(detail::compiled_isa);
   d.runtime = "OpenMP " + std::to_string(_OPENMP) + ", " + std::to_string(d.threads) + " threads, " +
-              (b >= 0 && b <= 4 ? binding[b] : "threads bound");
+              (b >= 0 && b <= 4 ? binding[b] : "threads bound") + "; built for " +
+              (isa.empty() ? "the baseline instruction set" : isa);
   return d;
 }
 
