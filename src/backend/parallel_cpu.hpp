@@ -1,8 +1,9 @@
 #pragma once
 /// parallel_for / parallel_reduce on the CPU: OpenMP threads, static schedule.
 ///
-/// Reductions split [0, n) into one contiguous chunk per thread and combine the partial results in
-/// thread order, so a result is reproducible for a given thread count.
+/// Reductions split [0, n) into reduce_blocks contiguous blocks whatever the thread count, reduce each
+/// block in index order and combine the blocks' results in block order: a result is bitwise the same on
+/// 1, 2 or 64 threads.
 #include <omp.h>
 
 #include <vector>
@@ -62,19 +63,24 @@ void parallel_for_row_chunks(const char* /*label*/, index_t nx, index_t ny, inde
       for (index_t x0 = 0; x0 < nx; x0 += row_chunk) f(x0, nx - x0 < row_chunk ? nx - x0 : row_chunk, y, z);
 }
 
+/// The blocks a CPU reduction splits its range into (fewer where the range is shorter): a fixed number, so
+/// the partition, and with it the rounding, does not depend on the threads. With 1024 a thread gets at
+/// most one block above an even share (10 % more work at 113 threads, none at 64 or 128), and the
+/// partials take a few KB whatever the grid.
+inline constexpr index_t reduce_blocks = 1024;
+
 /// Reduce f(i) for i in [0, n) with op (associative), starting from identity.
 template <class T, class F, class Op>
 T parallel_reduce(const char* /*label*/, index_t n, T identity, F f, Op op) {
-  const int nt = omp_get_max_threads();
-  std::vector<T> partial(static_cast<std::size_t>(nt), identity);
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
-    const int team = omp_get_num_threads();
-    const index_t lo = n * t / team, hi = n * (t + 1) / team;
+  if (n <= 0) return identity;
+  const index_t blocks = n < reduce_blocks ? n : reduce_blocks;
+  std::vector<T> partial(static_cast<std::size_t>(blocks), identity);
+#pragma omp parallel for schedule(static)
+  for (index_t b = 0; b < blocks; ++b) {
+    const index_t lo = n * b / blocks, hi = n * (b + 1) / blocks;
     T acc = identity;
     for (index_t i = lo; i < hi; ++i) acc = op(acc, f(i));
-    partial[static_cast<std::size_t>(t)] = acc;
+    partial[static_cast<std::size_t>(b)] = acc;
   }
   T r = identity;
   for (const T& p : partial) r = op(r, p);
