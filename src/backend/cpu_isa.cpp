@@ -23,7 +23,9 @@ constexpr Named kIsa[] = {{isa_sse3, "sse3"},         {isa_ssse3, "ssse3"},     
 
 unsigned supported_isa() {
   unsigned m = 0;
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+// Not in GPU builds, whose host code is compiled for the baseline (and whose device pass, which clang runs
+// over this file too, has no such builtin).
+#if !EDDY_GPU && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
   // __builtin_cpu_supports takes a string literal only.
   if (__builtin_cpu_supports("sse3")) m |= isa_sse3;

@@ -29,7 +29,7 @@ enum CpuIsa : unsigned {
 /// The sets the backend's files were compiled for (backend_cpu.cpp: from the compiler's macros; 0 on the
 /// GPU backends and off x86).
 extern const unsigned compiled_isa;
-/// The sets this CPU has (0 off x86).
+/// The sets this CPU has (0 off x86 and in the GPU builds, which need no check).
 unsigned supported_isa();
 /// The names of the sets in `mask`, in CpuIsa order, space-separated ("" for none).
 std::string isa_names(unsigned mask);
