@@ -21,7 +21,8 @@
 namespace eddy::backend {
 
 // The instruction sets every file of the build was compiled for (EDDY_CPU_ARCH), which cpu_isa.cpp checks
-// against the running CPU's before anything else runs.
+// against the running CPU's before anything else runs: one compiler macro per set of EDDY_CPU_ISA_LIST.
+static_assert(detail::isa_count == 14, "a set added to EDDY_CPU_ISA_LIST needs its compiler macro here");
 extern const unsigned detail::compiled_isa = 0u
 #if defined(__SSE3__)
                                              | detail::isa_sse3

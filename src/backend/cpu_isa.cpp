@@ -14,11 +14,11 @@ struct Named {
   CpuIsa bit;
   const char* name;
 };
-constexpr Named kIsa[] = {{isa_sse3, "sse3"},         {isa_ssse3, "ssse3"},       {isa_sse4_1, "sse4.1"},
-                          {isa_sse4_2, "sse4.2"},     {isa_popcnt, "popcnt"},     {isa_avx, "avx"},
-                          {isa_avx2, "avx2"},         {isa_fma, "fma"},           {isa_bmi2, "bmi2"},
-                          {isa_avx512f, "avx512f"},   {isa_avx512cd, "avx512cd"}, {isa_avx512bw, "avx512bw"},
-                          {isa_avx512dq, "avx512dq"}, {isa_avx512vl, "avx512vl"}};
+constexpr Named kIsa[] = {
+#define EDDY_CPU_ISA_NAMED(id, name) {isa_##id, name},
+    EDDY_CPU_ISA_LIST(EDDY_CPU_ISA_NAMED)
+#undef EDDY_CPU_ISA_NAMED
+};
 }  // namespace
 
 unsigned supported_isa() {
@@ -27,21 +27,11 @@ unsigned supported_isa() {
 // over this file too, has no such builtin).
 #if !EDDY_GPU && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
-  // __builtin_cpu_supports takes a string literal only.
-  if (__builtin_cpu_supports("sse3")) m |= isa_sse3;
-  if (__builtin_cpu_supports("ssse3")) m |= isa_ssse3;
-  if (__builtin_cpu_supports("sse4.1")) m |= isa_sse4_1;
-  if (__builtin_cpu_supports("sse4.2")) m |= isa_sse4_2;
-  if (__builtin_cpu_supports("popcnt")) m |= isa_popcnt;
-  if (__builtin_cpu_supports("avx")) m |= isa_avx;
-  if (__builtin_cpu_supports("avx2")) m |= isa_avx2;
-  if (__builtin_cpu_supports("fma")) m |= isa_fma;
-  if (__builtin_cpu_supports("bmi2")) m |= isa_bmi2;
-  if (__builtin_cpu_supports("avx512f")) m |= isa_avx512f;
-  if (__builtin_cpu_supports("avx512cd")) m |= isa_avx512cd;
-  if (__builtin_cpu_supports("avx512bw")) m |= isa_avx512bw;
-  if (__builtin_cpu_supports("avx512dq")) m |= isa_avx512dq;
-  if (__builtin_cpu_supports("avx512vl")) m |= isa_avx512vl;
+  // __builtin_cpu_supports takes a string literal only: the list's.
+#define EDDY_CPU_ISA_SUPPORTS(id, name) \
+  if (__builtin_cpu_supports(name)) m |= isa_##id;
+  EDDY_CPU_ISA_LIST(EDDY_CPU_ISA_SUPPORTS)
+#undef EDDY_CPU_ISA_SUPPORTS
 #endif
   return m;
 }

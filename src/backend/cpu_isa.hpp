@@ -7,23 +7,39 @@
 
 namespace eddy::backend::detail {
 
-/// One bit per instruction set that -march may turn on and that GCC's and Clang's
-/// __builtin_cpu_supports name (the name is the one in isa_names).
+/// The instruction sets that -march may turn on and that GCC's and Clang's __builtin_cpu_supports name,
+/// in CpuIsa order: X(id, name) gives the bit isa_<id> and its name, a string literal (the builtin takes
+/// nothing else), which isa_names prints too. The one list of the enum, the names and the CPU's query
+/// (cpu_isa.cpp); backend_cpu.cpp maps the compiler's macros onto the bits.
+#define EDDY_CPU_ISA_LIST(X) \
+  X(sse3, "sse3")            \
+  X(ssse3, "ssse3")          \
+  X(sse4_1, "sse4.1")        \
+  X(sse4_2, "sse4.2")        \
+  X(popcnt, "popcnt")        \
+  X(avx, "avx")              \
+  X(avx2, "avx2")            \
+  X(fma, "fma")              \
+  X(bmi2, "bmi2")            \
+  X(avx512f, "avx512f")      \
+  X(avx512cd, "avx512cd")    \
+  X(avx512bw, "avx512bw")    \
+  X(avx512dq, "avx512dq")    \
+  X(avx512vl, "avx512vl")
+
+/// The position of each set in the list, and their number.
+enum CpuIsaIndex : unsigned {
+#define EDDY_CPU_ISA_INDEX(id, name) isa_index_##id,
+  EDDY_CPU_ISA_LIST(EDDY_CPU_ISA_INDEX) isa_count
+#undef EDDY_CPU_ISA_INDEX
+};
+static_assert(isa_count <= 32, "one bit per set in an unsigned");
+
+/// One bit per set.
 enum CpuIsa : unsigned {
-  isa_sse3 = 1u << 0,
-  isa_ssse3 = 1u << 1,
-  isa_sse4_1 = 1u << 2,
-  isa_sse4_2 = 1u << 3,
-  isa_popcnt = 1u << 4,
-  isa_avx = 1u << 5,
-  isa_avx2 = 1u << 6,
-  isa_fma = 1u << 7,
-  isa_bmi2 = 1u << 8,
-  isa_avx512f = 1u << 9,
-  isa_avx512cd = 1u << 10,
-  isa_avx512bw = 1u << 11,
-  isa_avx512dq = 1u << 12,
-  isa_avx512vl = 1u << 13,
+#define EDDY_CPU_ISA_BIT(id, name) isa_##id = 1u << isa_index_##id,
+  EDDY_CPU_ISA_LIST(EDDY_CPU_ISA_BIT)
+#undef EDDY_CPU_ISA_BIT
 };
 
 /// The sets the backend's files were compiled for (backend_cpu.cpp: from the compiler's macros; 0 on the
