@@ -35,6 +35,14 @@
 #define EDDY_SIMD _Pragma("omp simd")  ///< vectorize the next loop over the cells of a row chunk
 #endif
 
+/// The next loop kept rolled where GCC or Clang compile the file alone (what it reads from its index stays
+/// data), unrolled where a device compiler reads it, as EDDY_UNROLL.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define EDDY_ROLLED_ON_HOST EDDY_UNROLL
+#else
+#define EDDY_ROLLED_ON_HOST _Pragma("GCC unroll 1")
+#endif
+
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define EDDY_DEVICE_PASS 1  ///< this translation is the device-code pass
 #else

@@ -66,6 +66,11 @@ struct CellSet {
 /// grid's start on the host). All in double, rounded once to the storage type by the caller: a device
 /// and the host then differ only by their sin/cos and contracted FMAs in double, far below the storage's
 /// rounding (in the arithmetic type, FP32, contractions would differ by units in FP32's last place).
+/// The equilibria are added in a loop the host keeps rolled (EDDY_ROLLED_ON_HOST), so that c_i there is
+/// data and every lane of c_i . u multiplies and adds. Unrolled, GCC 12 folds the products by -1 into
+/// subtractions, and its SLP vectorizer (x86 with FMA) fused the lanes {0 u_y - u_x, 0 u_x + u_y} of two
+/// directions of D3Q19 into a vfmaddsub in spite of -ffp-contract=off (tests/fma/fma_guard.sh). The products
+/// by -1, 0 and 1 are exact, so the populations are bitwise those of the unrolled loop.
 template <class L>
 EDDY_HD EDDY_INLINE void initial_populations(const CellState& c, const double (&grad)[3][3], double tau,
                                              double (&f)[L::q]) {
@@ -78,9 +83,9 @@ EDDY_HD EDDY_INLINE void initial_populations(const CellState& c, const double (&
         qs += (L::c(i, a) * L::c(i, b) - (a == b ? 1.0 / 3.0 : 0.0)) * grad[a][b];
       }
     }
-    const double f_neq = -tau * L::w(i) * rho * 3.0 * qs;
-    f[i] = equilibrium<L>(i, c.drho, u) + f_neq;
+    f[i] = -tau * L::w(i) * rho * 3.0 * qs;  // f_neq
   }
+  EDDY_ROLLED_ON_HOST for (int i = 0; i < L::q; ++i) f[i] = equilibrium<L>(i, c.drho, u) + f[i];
 }
 
 /// The initial populations of global cell (gx, gy, gz) under the initial condition `ic` (a callable
