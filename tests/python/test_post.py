@@ -489,7 +489,7 @@ def test_channel_of_laminar_poiseuille_flow(eddy, tmp_path):
     out = run_eddy(eddy, tmp_path / "lam", "channel/channel180.yaml", "domain.cells=[4,16,4]",
                    "domain.length=[0.5,2.0,0.5]", "physics.reynolds=2", "numerics.lattice_velocity=0.02",
                    "initial.type=rest", "numerics.max_first_cell_yplus=0", "numerics.precision=fp64",
-                   "run.end_time=20", "output.statistics.start=18t", "output.statistics.every=10",
+                   "numerics.collision=trt", "run.end_time=20", "output.statistics.start=18t", "output.statistics.every=10",
                    "output.statistics.write_every=0", "output.checkpoint.every=0", "output.diagnostics.every=1t")
     r = post("channel", out)
     m = re.search(r"u_tau (\S+) m/s, from the body force 1; Re_tau (\S+) ", r.stdout)
