@@ -20,6 +20,9 @@
 
 #include "backend/macros.hpp"
 
+#if !EDDY_GPU && defined(__F16C__)
+#include <immintrin.h>
+#endif
 #if EDDY_DEVICE_PASS && defined(__CUDA_ARCH__)
 #include <cuda_fp16.h>
 #elif EDDY_DEVICE_PASS && defined(__HIP_DEVICE_COMPILE__)
@@ -98,6 +101,59 @@ EDDY_HD EDDY_INLINE float to_float(Half h) {
 #else
   return half_bits_to_float(h.bits);
 #endif
+}
+
+/// The floats of W halves' bits, lane by lane, for a CPU vector loop over W lanes (lbm/storage_k.hpp:
+/// a row chunk's slots): the x86 conversion instructions where the build has them (F16C: 8 lanes an
+/// instruction; AVX-512: 16), else the portable conversion in a loop the compiler vectorizes (selects).
+/// The same bits either way (tests/unit/test_half.cpp, with subnormals flushed and treated as zero as the
+/// backend runs: the instructions convert half subnormals exactly whatever MXCSR says, and a float
+/// subnormal, which DAZ reads as zero, rounds to a zero of its sign on the portable path too); a NaN stays
+/// a NaN, its payload aside.
+template <int W>
+EDDY_HD EDDY_INLINE void half_bits_to_float_lanes(const std::uint16_t (&h)[W], float (&f)[W]) {
+// The zero-masked forms with every lane kept: GCC 12's unmasked ones start from _mm512_undefined_ps,
+// which -Wuninitialized flags.
+#if !EDDY_GPU && defined(__AVX512F__)
+  if constexpr (W % 16 == 0) {
+    for (int k = 0; k < W; k += 16)
+      _mm512_storeu_ps(
+          f + k, _mm512_maskz_cvtph_ps(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + k))));
+    return;
+  }
+#endif
+#if !EDDY_GPU && defined(__F16C__)
+  if constexpr (W % 8 == 0) {
+    for (int k = 0; k < W; k += 8)
+      _mm256_storeu_ps(f + k, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + k))));
+    return;
+  }
+#endif
+  EDDY_SIMD for (int k = 0; k < W; ++k) f[k] = half_bits_to_float(h[k]);
+}
+
+/// The halves' bits of W floats, rounded to nearest even, lane by lane (as half_bits_to_float_lanes).
+template <int W>
+EDDY_HD EDDY_INLINE void float_to_half_bits_lanes(const float (&f)[W], std::uint16_t (&h)[W]) {
+#if !EDDY_GPU && defined(__AVX512F__)
+  if constexpr (W % 16 == 0) {
+    for (int k = 0; k < W; k += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(h + k),
+                          _mm512_maskz_cvtps_ph(0xffff, _mm512_loadu_ps(f + k),
+                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return;
+  }
+#endif
+#if !EDDY_GPU && defined(__F16C__)
+  if constexpr (W % 8 == 0) {
+    for (int k = 0; k < W; k += 8)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(h + k),
+          _mm256_cvtps_ph(_mm256_loadu_ps(f + k), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return;
+  }
+#endif
+  EDDY_SIMD for (int k = 0; k < W; ++k) h[k] = float_to_half_bits(f[k]);
 }
 
 }  // namespace eddy::backend

@@ -173,7 +173,9 @@ template <class L, bool Odd, class T, class R, class C, class Obs = NoObserver>
 void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>& a, const C& collision,
                                const field::SubBox b, bool pairs, bool all_fluid, const Obs& obs = {}) {
   using backend::BoxLaunch;
-  if constexpr (std::is_same_v<T, backend::Half> && !Obs::active) {  // observers see one cell at a time
+  // On the GPU, 16-bit storage takes cells in pairs (4-byte words); on the CPU the row chunks below serve
+  // every storage, 16-bit included (its conversions are selects that vectorize).
+  if constexpr (std::is_same_v<T, backend::Half> && backend::row_chunk == 1 && !Obs::active) {
     if constexpr (!Odd) {
       if (pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
         const auto pair = [=] EDDY_DEVICE(index_t x2, index_t y, index_t z) {
@@ -201,7 +203,7 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
       }
     }
   }
-  if constexpr (backend::row_chunk > 1 && sizeof(T) >= 4 && !Obs::active) {
+  if constexpr (backend::row_chunk > 1 && !Obs::active) {
     // Where the backend hands over chunks of a row (the CPU: vector lanes), the chunk's cells that take
     // the bulk update with its store are updated together (stream_collide_chunk; the cells on a wrapped
     // x face with their own links); on odd steps a chunk holding any cell other than plain fluid takes

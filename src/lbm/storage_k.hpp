@@ -25,10 +25,12 @@
 ///     6e-5, i.e. the whole non-equilibrium part of slow flows, would be subnormal with a spacing of
 ///     6e-8).
 /// Any s in 2^11..2^15 would do for the cases here; 2^13 sits in the middle of both margins.
+#include <cstdint>
 #include <type_traits>
 
 #include "backend/half.hpp"
 #include "backend/macros.hpp"
+#include "core/types.hpp"
 
 namespace eddy::lbm {
 
@@ -58,6 +60,43 @@ EDDY_HD EDDY_INLINE T store_raw(R v) {
     return backend::to_half(float(v));
   else
     return T(v);
+}
+
+/// load_raw of the W consecutive slots src[0], ..., src[W - 1] into the lanes of a CPU vector loop (a row
+/// chunk: stream_collide_k.hpp, stream_collide_chunk): lanes [lo, hi) are read, the others are 0 and their
+/// slots are not touched. `Masked`: the instruction set has masked vector accesses
+/// (backend::row_chunk_masked), so the loop runs over all W lanes with a condition; else over [lo, hi)
+/// alone. 16-bit storage copies the slots' bits and converts all W lanes at once
+/// (backend::half_bits_to_float_lanes).
+template <int W, bool Masked, class R, class T>
+EDDY_HD EDDY_INLINE void load_raw_lanes(const T* src, index_t lo, index_t hi, R (&f)[W]) {
+  if constexpr (std::is_same_v<T, backend::Half>) {
+    static_assert(std::is_same_v<R, float>, "16-bit storage computes in FP32");
+    std::uint16_t h[W];
+    load_raw_lanes<W, Masked>(reinterpret_cast<const std::uint16_t*>(src), lo, hi, h);
+    backend::half_bits_to_float_lanes<W>(h, f);
+  } else if constexpr (Masked) {
+    EDDY_SIMD for (index_t k = 0; k < W; ++k) f[k] = k >= lo && k < hi ? R(src[k]) : R(0);
+  } else {
+    EDDY_SIMD for (index_t k = lo; k < hi; ++k) f[k] = R(src[k]);
+    for (index_t k = 0; k < lo; ++k) f[k] = R(0);
+    for (index_t k = hi; k < W; ++k) f[k] = R(0);
+  }
+}
+
+/// store_raw of the lanes [lo, hi) of f into the slots dst[lo], ..., dst[hi - 1] (as load_raw_lanes).
+template <int W, bool Masked, class T, class R>
+EDDY_HD EDDY_INLINE void store_raw_lanes(const R (&f)[W], index_t lo, index_t hi, T* dst) {
+  if constexpr (std::is_same_v<T, backend::Half>) {
+    static_assert(std::is_same_v<R, float>, "16-bit storage computes in FP32");
+    std::uint16_t h[W];
+    backend::float_to_half_bits_lanes<W>(f, h);
+    store_raw_lanes<W, Masked>(h, lo, hi, reinterpret_cast<std::uint16_t*>(dst));
+  } else if constexpr (Masked) {
+    EDDY_SIMD for (index_t k = 0; k < W; ++k) if (k >= lo && k < hi) dst[k] = T(f[k]);
+  } else {
+    EDDY_SIMD for (index_t k = lo; k < hi; ++k) dst[k] = T(f[k]);
+  }
 }
 
 /// The value of one stored population slot in the arithmetic type R (the frame of unit 1).

@@ -240,24 +240,25 @@ EDDY_HD EDDY_INLINE void stream_collide(index_t n, unsigned faces, const StreamC
 /// cell, which differ from `faces` on the x faces of a block that wraps in x: such a cell takes its loads
 /// and stores one at a time, through its own Links, and its collision in its lane.
 ///
-/// With 32- and 64-bit storage the passes are loops over the lanes (EDDY_SIMD), so on the CPU a link's
-/// loads and stores are vector accesses and the collision runs in vector lanes. Where the instruction set
-/// has masked accesses (`Masked`: backend::row_chunk_masked, AVX2 and AVX-512) the loads and stores run over
-/// all W lanes, masked to the chunk's cells, and need no scalar remainder; without (SSE2) a loop with a
-/// condition does not vectorize, and they run over the cells alone, loops of runtime length that
-/// -fno-tree-loop-distribute-patterns keeps from becoming `rep movs` (CMakeLists.txt; the masked loops in
-/// SSE2 took D3Q19 FP32 96^3 from 70 to 50 MLUPS, 2 cores, 2026-12-07). The collision pass always runs all W
-/// lanes: a chunk of fewer cells would leave a scalar remainder, and the end cells of a row that wraps in x,
-/// updated one at a time, were a third of the odd step (D3Q19 FP32 96^3, AVX-512, 2026-12-07). In the AA
-/// pattern every location a cell reads is written by that cell alone, so taking all of a chunk's loads before
-/// its stores changes nothing. The arithmetic per cell is that of the one-cell update, bit for bit where the
-/// compiler contracts neither into fused multiply-adds (CMakeLists.txt: the CPU backend builds with
-/// -ffp-contract=off), so which cells a chunk holds (it depends on the box) cannot change a result.
+/// The passes are loops over the lanes (EDDY_SIMD), so on the CPU a link's loads and stores are vector
+/// accesses and the collision runs in vector lanes; with 16-bit storage the conversions too, all W lanes at
+/// once (storage_k.hpp: load_raw_lanes), where the GPU takes cells in pairs instead
+/// (stream_collide_even_pair). Where the instruction set has masked accesses (`Masked`:
+/// backend::row_chunk_masked, AVX2 and AVX-512) the loads and stores run over all W lanes, masked to the
+/// chunk's cells, and need no scalar remainder; without (SSE2) a loop with a condition does not vectorize,
+/// and they run over the cells alone, loops of runtime length that -fno-tree-loop-distribute-patterns keeps
+/// from becoming `rep movs` (CMakeLists.txt; the masked loops in SSE2 took D3Q19 FP32 96^3 from 70 to 50
+/// MLUPS, 2 cores, 2026-12-07). The collision pass always runs all W lanes: a chunk of fewer cells would
+/// leave a scalar remainder, and the end cells of a row that wraps in x, updated one at a time, were a third
+/// of the odd step (D3Q19 FP32 96^3, AVX-512, 2026-12-07). In the AA pattern every location a cell reads is
+/// written by that cell alone, so taking all of a chunk's loads before its stores changes nothing. The
+/// arithmetic per cell is that of the one-cell update, bit for bit where the compiler contracts neither into
+/// fused multiply-adds (CMakeLists.txt: the CPU backend builds with -ffp-contract=off), so which cells a
+/// chunk holds (it depends on the box) cannot change a result.
 template <class L, bool Odd, int W, bool Masked, class T, class R, class Collision>
 EDDY_HD EDDY_INLINE void stream_collide_chunk(index_t n0, index_t count, unsigned faces, unsigned first,
                                               unsigned last, const StreamCollideArgs<T, R>& a,
                                               const Collision& collide) {
-  static_assert(sizeof(T) >= 4, "16-bit storage updates cells one at a time or in pairs");
   const Links l(n0, Odd ? faces : 0u, a.grid);
   // The lanes of the end cells with faces of their own (odd steps only; -1: none).
   const index_t own0 = Odd && first != faces ? 0 : -1;
@@ -267,13 +268,7 @@ EDDY_HD EDDY_INLINE void stream_collide_chunk(index_t n0, index_t count, unsigne
   R f[L::q][W];
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     const T* src = Odd ? slot(a, opposite(i)) + l.neighbour<L>(i, -1, a.grid) : slot(a, i) + l.n;
-    if constexpr (Masked) {
-      EDDY_SIMD for (index_t k = 0; k < W; ++k) f[i][k] = k >= lo && k < hi ? load_raw<R>(src[k]) : R(0);
-    } else {
-      EDDY_SIMD for (index_t k = lo; k < hi; ++k) f[i][k] = load_raw<R>(src[k]);
-      for (index_t k = 0; k < lo; ++k) f[i][k] = R(0);
-      for (index_t k = hi; k < W; ++k) f[i][k] = R(0);
-    }
+    load_raw_lanes<W, Masked>(src, lo, hi, f[i]);
   }
   const auto own = [&](index_t k, unsigned own_faces, auto&& access) {
     if (k < 0) return;
@@ -294,11 +289,7 @@ EDDY_HD EDDY_INLINE void stream_collide_chunk(index_t n0, index_t count, unsigne
   }
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
     T* dst = Odd ? slot(a, i) + l.neighbour<L>(i, +1, a.grid) : slot(a, opposite(i)) + l.n;
-    if constexpr (Masked) {
-      EDDY_SIMD for (index_t k = 0; k < W; ++k) if (k >= lo && k < hi) dst[k] = store_raw<T>(f[i][k]);
-    } else {
-      EDDY_SIMD for (index_t k = lo; k < hi; ++k) dst[k] = store_raw<T>(f[i][k]);
-    }
+    store_raw_lanes<W, Masked>(f[i], lo, hi, dst);
   }
   const auto own_store = [&](const Links& lk, R(&c)[L::q]) { store<L, Odd, false, true>(lk, a, c); };
   own(own0, first, own_store);

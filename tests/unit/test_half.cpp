@@ -19,6 +19,10 @@
 #include "backend/half.hpp"
 #include "backend/parallel.hpp"
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 namespace {
 
 using eddy::index_t;
@@ -181,6 +185,53 @@ TEST(Half, BackendConversionsGiveThePortableBits) {
     else
       ASSERT_EQ(std::memcmp(&f[h], &want, 4), 0) << std::hex << h;
   }
+}
+
+/// The lane conversions of the CPU's row chunks (half_bits_to_float_lanes, float_to_half_bits_lanes: the
+/// x86 conversion instructions where the build has F16C or AVX-512) against the portable code, lane by
+/// lane, W = 32 as the chunks (parallel_cpu.hpp, row_chunk) and W = 8, 16 and 24.
+template <int W>
+void expect_lanes_portable(const std::vector<float>& x) {
+  for (std::size_t i0 = 0; i0 + W <= x.size(); i0 += W) {
+    float f[W];
+    std::uint16_t h[W];
+    for (int k = 0; k < W; ++k) f[k] = x[i0 + k];
+    eddy::backend::float_to_half_bits_lanes<W>(f, h);
+    for (int k = 0; k < W; ++k)
+      ASSERT_TRUE(same_half(h[k], float_to_half_bits(f[k]))) << "x = " << f[k] << std::hex << " 0x" << h[k];
+  }
+  for (std::uint32_t h0 = 0; h0 < 0x10000; h0 += W) {
+    std::uint16_t h[W];
+    float f[W];
+    for (int k = 0; k < W; ++k) h[k] = std::uint16_t((h0 + k) & 0xffff);
+    eddy::backend::half_bits_to_float_lanes<W>(h, f);
+    for (int k = 0; k < W; ++k) {
+      const float want = half_bits_to_float(h[k]);
+      if (std::isnan(want))
+        ASSERT_TRUE(std::isnan(f[k])) << std::hex << h[k];
+      else
+        ASSERT_EQ(std::memcmp(&f[k], &want, 4), 0) << std::hex << h[k];
+    }
+  }
+}
+
+// Also with subnormals flushed to zero and read as zero (FTZ and DAZ), the mode the CPU backend runs its
+// threads in (backend::initialize): half subnormals must still convert exactly both ways.
+TEST(Half, LaneConversionsGiveThePortableBits) {
+  const std::vector<float> x = probe_floats(1 << 20);
+#if defined(__SSE__)
+  const unsigned csr = _mm_getcsr();
+  for (const unsigned mode : {csr, csr | 0x8040u}) {  // 0x8040: FTZ | DAZ
+    _mm_setcsr(mode);
+#endif
+    expect_lanes_portable<32>(x);
+    expect_lanes_portable<16>(x);
+    expect_lanes_portable<24>(x);
+    expect_lanes_portable<8>(x);
+#if defined(__SSE__)
+  }
+  _mm_setcsr(csr);
+#endif
 }
 
 }  // namespace
