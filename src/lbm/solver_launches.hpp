@@ -174,7 +174,7 @@ void launch_box_stream_collide(const char* label, const StreamCollideArgs<T, R>&
                                const field::SubBox b, bool pairs, bool all_fluid, const Obs& obs = {}) {
   using backend::BoxLaunch;
   // On the GPU, 16-bit storage takes cells in pairs (4-byte words); on the CPU the row chunks below serve
-  // every storage, 16-bit included (its conversions are selects that vectorize).
+  // every storage, 16-bit included (storage_k.hpp: load_raw_lanes converts a link's W slots at once).
   if constexpr (std::is_same_v<T, backend::Half> && backend::row_chunk == 1 && !Obs::active) {
     if constexpr (!Odd) {
       if (pairs) {  // two cells per thread, one 4-byte word per slot (stream_collide_even_pair)
