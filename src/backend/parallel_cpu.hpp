@@ -54,8 +54,9 @@ inline constexpr bool row_chunk_masked = false;
 
 /// Run f(x0, count, y, z) over the rows of an nx x ny x nz box in chunks of at most row_chunk consecutive
 /// cells x0 .. x0 + count - 1 (rows split over the threads, as parallel_for_box). For code that stages a
-/// chunk's data in arrays over its cells and computes on them in a vector loop.
-template <class F>
+/// chunk's data in arrays over its cells and computes on them in a vector loop. The launch shape is a GPU
+/// matter (parallel_for_box).
+template <BoxLaunch = BoxLaunch::per_cell, class F>
 void parallel_for_row_chunks(const char* /*label*/, index_t nx, index_t ny, index_t nz, F f) {
 #pragma omp parallel for collapse(2) schedule(static)
   for (index_t z = 0; z < nz; ++z)

@@ -224,10 +224,12 @@ inline constexpr index_t row_chunk = 1;
 inline constexpr bool row_chunk_masked = false;
 
 /// Run f(x0, count, y, z) over the rows of a box in chunks of row_chunk cells: here f(x, 1, y, z) for
-/// every cell, as parallel_for_box.
-template <class F>
+/// every cell, as parallel_for_box with `launch`: thread t (of a grid_stride launch: t, t + the grid, ...)
+/// takes the cell of flat index t = x + nx (y + ny z).
+template <BoxLaunch launch = BoxLaunch::per_cell, class F>
 void parallel_for_row_chunks(const char* label, index_t nx, index_t ny, index_t nz, F f) {
-  parallel_for_box(label, nx, ny, nz, [=] EDDY_DEVICE(index_t x, index_t y, index_t z) { f(x, 1, y, z); });
+  parallel_for_box<launch>(label, nx, ny, nz,
+                           [=] EDDY_DEVICE(index_t x, index_t y, index_t z) { f(x, 1, y, z); });
 }
 
 /// Reduce f(i) for i in [0, n) with op (associative), starting from identity.
