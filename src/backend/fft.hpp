@@ -66,6 +66,12 @@ template <class T>
 EDDY_HD EDDY_INLINE Complex<T> times_i(Complex<T> a) {
   return {-a.im, a.re};
 }
+/// c ? a : b, chosen part by part: in a loop over modes a select of each part vectorizes, where a choice
+/// between two structs becomes copies in branches.
+template <class T>
+EDDY_HD EDDY_INLINE Complex<T> select(bool c, Complex<T> a, Complex<T> b) {
+  return {c ? a.re : b.re, c ? a.im : b.im};
+}
 /// |a|^2.
 template <class T>
 EDDY_HD EDDY_INLINE T norm2(Complex<T> a) {

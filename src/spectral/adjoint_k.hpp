@@ -31,7 +31,9 @@ template <class T>
 struct GivenRhs {
   static constexpr int comps = 1;
   const Complex<T>* n;
-  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>&, const Grid&, Complex<T>* out) const {
+  EDDY_HD EDDY_INLINE RhsFactors<T, 1> factors(index_t, const Mode<T>&, const Grid&) const { return {}; }
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>&, const RhsFactors<T, 1>&,
+                                      Complex<T>* out) const {
     out[0] = n[m];
   }
 };

@@ -59,13 +59,31 @@ struct ForceTerm {
   const Complex<T>* x;  ///< the stage value (band_limited)
   index_t cs;           ///< its component stride
 
+  /// The force at local mode m (D components, into `out`), and whether the stage adds it (add): the fixed
+  /// Kolmogorov modes (zero at the other kept modes, where it is added too), or c times the stage value in
+  /// the band; nothing outside the mask. The part of the force that needs the math library (the half-cell
+  /// phase) and reads the stage value (where the band holds the mode), apart from add, so that a loop over
+  /// modes can take it in a loop of its own (spectral/stepper_k.hpp: stage_run).
   template <int D>
-  EDDY_HD EDDY_INLINE void add(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
-    if (f.kind == Forcing::none || !md.kept) return;
+  EDDY_HD EDDY_INLINE bool at(index_t m, const Mode<T>& md, const Grid& g, Complex<T> (&out)[D]) const {
+    for (int d = 0; d < D; ++d) out[d] = {T(0), T(0)};
+    if (f.kind == Forcing::none || !md.kept) return false;
     if (f.kind == Forcing::kolmogorov) {
-      for (int d = 0; d < D; ++d) n[d] = n[d] + kolmogorov_mode(f, g, md, d);
-    } else if (f.in_band(double(md.k2))) {
-      for (int d = 0; d < D; ++d) n[d] = n[d] + c * x[m + d * cs];
+      for (int d = 0; d < D; ++d) out[d] = kolmogorov_mode(f, g, md, d);
+      return true;
+    }
+    if (!f.in_band(double(md.k2))) return false;
+    for (int d = 0; d < D; ++d) out[d] = c * x[m + d * cs];
+    return true;
+  }
+
+  /// n + force where `on` (at(): the force of the mode and whether it applies), else n. The sums are formed
+  /// either way and selected, so that a loop over modes has no branch here.
+  template <int D>
+  EDDY_HD EDDY_INLINE void add(bool on, const Complex<T> (&force)[D], Complex<T>* n) const {
+    for (int d = 0; d < D; ++d) {
+      const Complex<T> sum = n[d] + force[d];
+      n[d] = backend::select(on, sum, n[d]);
     }
   }
 };

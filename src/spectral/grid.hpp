@@ -90,6 +90,25 @@ struct Grid {
   /// Global physical points (the normalisation of the transforms).
   EDDY_HD EDDY_INLINE index_t total_points() const { return n[0] * n[1] * n[2]; }
 
+  /// The local modes as an nx x ny x nz box of rows along the axis that is contiguous in memory (kx: the
+  /// c axis in 3D, b in 2D): 3D (nc_local, nb_local, na), 2D (nb_local, na, 1). Mode m = x + nx (y + ny z)
+  /// is the box's cell (x, y, z), the flat index parallel_for_box counts cells by.
+  struct ModeBox {
+    index_t nx, ny, nz;
+  };
+  EDDY_HD EDDY_INLINE ModeBox mode_box() const {
+    return dims == 3 ? ModeBox{nc_local, nb_local, na} : ModeBox{nb_local, na, 1};
+  }
+  /// Integer wave numbers of row (y, z) of the mode box: ix0 that of its first mode (ix = ix0 + x along
+  /// the row), iy and iz those of every mode of it.
+  EDDY_HD EDDY_INLINE void row_wave(index_t y, index_t z, index_t& ix0, index_t& iy, index_t& iz) const {
+    if (dims == 3) {
+      ix0 = c0, iy = wave_number(b0 + y, n[1]), iz = wave_number(z, n[2]);
+    } else {
+      ix0 = b0, iy = wave_number(y, n[1]), iz = 0;
+    }
+  }
+
   /// Integer wave numbers (ix >= 0) of local mode m.
   EDDY_HD EDDY_INLINE void wave(index_t m, index_t& ix, index_t& iy, index_t& iz) const {
     index_t c, b, a;
@@ -151,8 +170,14 @@ struct Mode {
   index_t ix, iy, iz;
 
   EDDY_HD EDDY_INLINE static Mode at(const Grid& g, index_t m) {
+    index_t ix, iy, iz;
+    g.wave(m, ix, iy, iz);
+    return at(g, ix, iy, iz);
+  }
+  /// The mode of integer wave numbers (ix, iy, iz).
+  EDDY_HD EDDY_INLINE static Mode at(const Grid& g, index_t ix, index_t iy, index_t iz) {
     Mode s;
-    g.wave(m, s.ix, s.iy, s.iz);
+    s.ix = ix, s.iy = iy, s.iz = iz;
     s.k[0] = T(g.kf[0] * double(s.ix));
     s.k[1] = T(g.kf[1] * double(s.iy));
     s.k[2] = T(g.kf[2] * double(s.iz));
@@ -161,10 +186,47 @@ struct Mode {
     s.weight = g.weight(s.ix);
     return s;
   }
+  /// 1 / |k|^2, and 0 at k = 0. The division runs there too, of 1, so that a loop over modes takes it
+  /// in vector lanes with a select: a branch around it would stay a branch (a division by zero may trap).
+  EDDY_HD EDDY_INLINE T inv_k2() const {
+    const T q = T(1) / (k2 > T(0) ? k2 : T(1));
+    return k2 > T(0) ? q : T(0);
+  }
   /// exp(+i k.delta) (sign +1) or exp(-i k.delta) (sign -1) for the half-cell shift delta.
   EDDY_HD EDDY_INLINE backend::Complex<T> shift(const Grid& g, int sign) const {
     const double a = g.half_cell_phase(ix, iy, iz);
     return {T(std::cos(a)), T(sign * std::sin(a))};
+  }
+};
+
+/// A run of modes of one row of the mode box (Grid::mode_box): the modes x0 .. x0 + count - 1 of row (y, z),
+/// as parallel_for_row_chunks hands them over (on the CPU the lanes of vector loops; one mode on a GPU
+/// thread). Along a row only kx changes, and kx >= 0 grows with x; both truncations keep a mode only if they
+/// keep every mode of smaller kx on its row (Grid::kept grows with ix), so the kept modes of a run come
+/// first.
+struct ModeRun {
+  index_t m0;           ///< local index of the run's first mode
+  index_t ix0, iy, iz;  ///< integer wave numbers of the first mode (ix = ix0 + j for mode j of the run)
+  index_t count;        ///< modes in the run
+  index_t kept;         ///< how many of them, from the first, the truncation keeps
+
+  EDDY_HD EDDY_INLINE static ModeRun at(const Grid& g, index_t x0, index_t count, index_t y, index_t z) {
+    const Grid::ModeBox b = g.mode_box();
+    ModeRun r;
+    r.m0 = x0 + b.nx * (y + b.ny * z);
+    g.row_wave(y, z, r.ix0, r.iy, r.iz);
+    r.ix0 += x0;
+    r.count = count;
+    r.kept = 0;
+    while (r.kept < count && g.kept(r.ix0 + r.kept, r.iy, r.iz)) ++r.kept;
+    return r;
+  }
+  /// Mode j < kept of the run (the truncation keeps it: known, not tested).
+  template <class T>
+  EDDY_HD EDDY_INLINE Mode<T> kept_mode(const Grid& g, index_t j) const {
+    Mode<T> md = Mode<T>::at(g, ix0 + j, iy, iz);
+    md.kept = true;
+    return md;
   }
 };
 

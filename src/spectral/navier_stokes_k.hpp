@@ -22,6 +22,7 @@
 namespace eddy::spectral {
 
 using backend::Complex;
+using backend::select;
 using backend::times_i;
 
 /// L(k) = nu k^2 + nu_h (k^2)^p + mu.
@@ -44,7 +45,7 @@ template <class T>
 EDDY_HD EDDY_INLINE void advection_inputs_2d(const Mode<T>& md, Complex<T> w, Complex<T> phase,
                                              Complex<T>* out, index_t m, index_t cs) {
   w = w * phase;
-  const Complex<T> psi = (md.k2 > T(0) ? T(1) / md.k2 : T(0)) * w;
+  const Complex<T> psi = md.inv_k2() * w;
   out[m] = times_i(md.k[1] * psi);
   out[m + cs] = times_i(-md.k[0] * psi);
   out[m + 2 * cs] = times_i(md.k[0] * w);
@@ -57,6 +58,29 @@ EDDY_HD EDDY_INLINE void advection_2d(index_t i, T* p, index_t rs) {
   p[i] = p[i] * p[i + 2 * rs] + p[i + rs] * p[i + 3 * rs];
 }
 
+/// What a nonlinear term (the Rhs functors below, D components) takes at one mode from the math library
+/// (cos, sin) and from other arrays under a condition: exp(-i k.delta), which takes products formed on the
+/// shifted grid back (1 where they were not), and the force (ForceTerm::at: its value and whether it
+/// applies). Apart from the rest, so that a loop over modes can take these in a loop of its own and the
+/// rest in vector lanes (spectral/stepper_k.hpp: stage_run), where each term forms its values and selects
+/// among them instead of branching.
+template <class T, int D>
+struct RhsFactors {
+  Complex<T> back;
+  Complex<T> force[D];
+  bool forced;
+};
+
+/// The factors of the Rhs functors below at local mode m.
+template <class T, int D>
+EDDY_HD EDDY_INLINE RhsFactors<T, D> rhs_factors(index_t m, const Mode<T>& md, const Grid& g, bool shifted,
+                                                 const ForceTerm<T>& force) {
+  RhsFactors<T, D> f;
+  f.back = shifted && md.kept ? md.shift(g, -1) : Complex<T>{T(1), T(0)};
+  f.forced = force.template at<D>(m, md, g, f.force);
+  return f;
+}
+
 /// The nonlinear term of the 2D vorticity equation from raw = FFT(u.grad omega) (unnormalised):
 /// -raw / N inside the 2/3 mask, plus the force; the mean (k = 0) stays exactly zero.
 template <class T>
@@ -66,13 +90,23 @@ struct Rhs2d {
   T scale;       ///< 1 / N
   bool shifted;  ///< products formed on the shifted grid
   ForceTerm<T> force;
-  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
-    if (!md.kept || md.k2 == T(0)) {
+  EDDY_HD EDDY_INLINE RhsFactors<T, 1> factors(index_t m, const Mode<T>& md, const Grid& g) const {
+    return rhs_factors<T, 1>(m, md, g, shifted, force);
+  }
+  /// The term at local mode m, given the mode's factors().
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const RhsFactors<T, 1>& f,
+                                      Complex<T>* n) const {
+    if (!md.kept) {  // nothing read outside the mask
       n[0] = {T(0), T(0)};
       return;
     }
-    n[0] = (-scale) * (shifted ? raw[m] * md.shift(g, -1) : raw[m]);
-    force.template add<1>(m, md, g, n);
+    const Complex<T> r = raw[m], back = r * f.back;
+    Complex<T> v[1] = {(-scale) * select(shifted, back, r)};
+    force.template add<1>(f.forced, f.force, v);
+    n[0] = select(md.k2 == T(0), Complex<T>{T(0), T(0)}, v[0]);
+  }
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
+    (*this)(m, md, factors(m, md, g), n);
   }
 };
 
@@ -127,17 +161,18 @@ EDDY_HD EDDY_INLINE void products_3d(index_t i, T* p, index_t rs) {
 }
 
 /// Projection onto divergence-free fields, times s, inside the 2/3 mask: s (f - k (k.f) / k^2).
-/// The mean (k = 0) is left as it is when `keep_mean`, else zeroed.
+/// The mean (k = 0) is left as it is when `keep_mean`, else zeroed. Formed at every mode and selected (no
+/// branch in a loop over modes).
 template <class T>
 EDDY_HD EDDY_INLINE void project_3d(const Mode<T>& md, const Complex<T>* f, T s, bool keep_mean,
                                     Complex<T>* out) {
-  if (!md.kept || (md.k2 == T(0) && !keep_mean)) {
-    for (int d = 0; d < 3; ++d) out[d] = {T(0), T(0)};
-    return;
-  }
+  const bool zero = !md.kept || (md.k2 == T(0) && !keep_mean);
   Complex<T> kf = md.k[0] * f[0] + md.k[1] * f[1] + md.k[2] * f[2];
-  kf = (md.k2 > T(0) ? T(1) / md.k2 : T(0)) * kf;
-  for (int d = 0; d < 3; ++d) out[d] = s * (f[d] - md.k[d] * kf);
+  kf = md.inv_k2() * kf;
+  for (int d = 0; d < 3; ++d) {
+    const Complex<T> p = s * (f[d] - md.k[d] * kf);
+    out[d] = select(zero, Complex<T>{T(0), T(0)}, p);
+  }
 }
 
 /// The nonlinear term of the 3D velocity equation, -P[i k_j (u_i u_j)^] / N, from raw = the transforms of
@@ -151,14 +186,18 @@ struct Rhs3d {
   T scale;       ///< 1 / N
   bool shifted;  ///< products formed on the shifted grid
   ForceTerm<T> force;
-  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
+  EDDY_HD EDDY_INLINE RhsFactors<T, 3> factors(index_t m, const Mode<T>& md, const Grid& g) const {
+    return rhs_factors<T, 3>(m, md, g, shifted, force);
+  }
+  /// The term at local mode m, given the mode's factors().
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const RhsFactors<T, 3>& fa,
+                                      Complex<T>* n) const {
     Complex<T> t[6];  // xx, yy, xy, yz, zx, and zz = 0
-    for (int j = 0; j < 5; ++j) t[j] = raw[m + j * cs];
-    t[5] = {T(0), T(0)};
-    if (shifted && md.kept) {
-      const Complex<T> back = md.shift(g, -1);
-      for (int j = 0; j < 5; ++j) t[j] = t[j] * back;
+    for (int j = 0; j < 5; ++j) {
+      const Complex<T> r = raw[m + j * cs], back = r * fa.back;
+      t[j] = select(shifted && md.kept, back, r);
     }
+    t[5] = {T(0), T(0)};
     // row d of the symmetric tensor: (xx, xy, zx), (xy, yy, yz), (zx, yz, zz)
     constexpr int row[3][3] = {{0, 2, 4}, {2, 1, 3}, {4, 3, 5}};
     Complex<T> f[3];
@@ -167,7 +206,10 @@ struct Rhs3d {
       f[d] = times_i(T(-1) * kt);
     }
     project_3d(md, f, scale, false, n);
-    force.template add<3>(m, md, g, n);
+    force.template add<3>(fa.forced, fa.force, n);
+  }
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const Grid& g, Complex<T>* n) const {
+    (*this)(m, md, factors(m, md, g), n);
   }
 };
 

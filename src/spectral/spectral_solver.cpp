@@ -56,67 +56,118 @@ void launch_products_3d(const Grid& g, T* p, index_t rs) {
 
 /// A stage's sink (stepper_k.hpp) that writes the new stage value x straight into the inputs of the next
 /// stage's backward transforms (2D: u, v, omega_x, omega_y; 3D: u), formed on the shifted grid when
-/// `shifted`, and keeps x in a.x only where something reads it back (`keep_x`: the band-limited force,
-/// RK3's stage 3). The last stage hands it the new state: the inputs of the next step's stage 1. `out` is
-/// the array the stage's nonlinear term was read from: each mode reads its own entries before it writes
-/// them, so in place is exact. A truncated mode gets truncated(): the zeros of its inputs (the backward
-/// transforms destroy them, and the forward ones leave the products' aliases there), nothing else.
+/// `shifted` (phase()), and keeps x in a.x only where something reads it back (`keep_x`: the band-limited
+/// force, RK3's stage 3). The last stage hands it the new state: the inputs of the next step's stage 1.
+/// `out` is the array the stage's nonlinear term was read from: each mode reads its own entries before it
+/// writes them, so in place is exact. A truncated mode gets truncated(): the zeros of its inputs (the
+/// backward transforms destroy them, and the forward ones leave the products' aliases there), nothing else.
 template <class T>
 struct NextInputs {
   Complex<T>* out;
   index_t cs;
-  Grid g;
   bool shifted, keep_x;
-  EDDY_HD EDDY_INLINE bool last() const { return true; }
+  EDDY_HD static constexpr bool last() { return true; }
+  EDDY_HD EDDY_INLINE Complex<T> phase(const Mode<T>& md, const Grid& grid) const {
+    return shift_phase(md, grid, shifted);
+  }
+  EDDY_HD EDDY_INLINE bool keeps() const { return keep_x; }
   template <int D>
-  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, const StageArgs<T>& a,
-                                      const Complex<T> (&x)[D]) const {
-    if (keep_x)
-      for (int d = 0; d < D; ++d) a.x[m + d * a.cs] = x[d];
-    const Complex<T> phase = shift_phase(md, g, shifted);
+  EDDY_HD EDDY_INLINE void keep(index_t m, const StageArgs<T>& a, const Complex<T> (&x)[D]) const {
+    for (int d = 0; d < D; ++d) a.x[m + d * a.cs] = x[d];
+  }
+  template <int D>
+  EDDY_HD EDDY_INLINE void inputs(index_t m, const Mode<T>& md, Complex<T> phase,
+                                  const Complex<T> (&x)[D]) const {
     if constexpr (D == 1)
       advection_inputs_2d(md, x[0], phase, out, m, cs);
     else
       velocity_3d_of(x, phase, out, m, cs);
   }
-  EDDY_HD EDDY_INLINE void truncated(index_t m) const { zero_mode(out, m, cs, g.dims == 2 ? 4 : 3); }
+  template <int D>
+  EDDY_HD EDDY_INLINE void operator()(index_t m, const Mode<T>& md, Complex<T> phase, const StageArgs<T>& a,
+                                      const Complex<T> (&x)[D]) const {
+    if (keep_x) keep(m, a, x);
+    inputs(m, md, phase, x);
+  }
+  /// The zeros of a truncated mode's inputs, those of a state of D components (2D 4, 3D 3).
+  template <int D>
+  EDDY_HD EDDY_INLINE void truncated(index_t m) const {
+    zero_mode(out, m, cs, D == 1 ? 4 : 3);
+  }
 };
+
+/// Mode j of inputs_run's vector loop (stepper_k.hpp, stage_lane: why a function).
+template <int D, class T>
+EDDY_HD EDDY_INLINE void inputs_lane(const ModeRun& run, index_t j, const Grid& g, const Complex<T>* u,
+                                     Complex<T> phase, const NextInputs<T>& next) {
+  const index_t m = run.m0 + j;
+  Complex<T> x[D];
+  for (int d = 0; d < D; ++d) x[d] = u[m + d * next.cs];
+  next.inputs(m, run.kept_mode<T>(g, j), phase, x);
+}
+
+/// The inputs of the backward transforms of state `u` (D components, `next.cs` apart) over a run of at most
+/// W modes of one row (grid.hpp: ModeRun), as stage_run (stepper_k.hpp) runs a stage: the phases first,
+/// then the kept modes in a vector loop, then the truncated ones' zeros.
+template <int D, int W, class T>
+EDDY_HD EDDY_INLINE void inputs_run(const ModeRun& run, const Grid& g, const Complex<T>* u,
+                                    const NextInputs<T>& next) {
+  if constexpr (W == 1) {  // one mode, no arrays over lanes (as stage_run)
+    if (run.kept > 0) {
+      const Mode<T> md = run.kept_mode<T>(g, 0);
+      inputs_lane<D>(run, 0, g, u, next.phase(md, g), next);
+    } else if (run.count > 0) {
+      next.template truncated<D>(run.m0);
+    }
+  } else {
+    Complex<T> phase[W];
+    for (index_t j = 0; j < run.kept; ++j) phase[j] = next.phase(run.kept_mode<T>(g, j), g);
+    EDDY_SIMD for (index_t j = 0; j < run.kept; ++j) inputs_lane<D>(run, j, g, u, phase[j], next);
+    EDDY_SIMD for (index_t j = run.kept; j < run.count; ++j) next.template truncated<D>(run.m0 + j);
+  }
+}
 
 /// The inputs of the backward transforms of state `u` (2D: omega; 3D: u, component arrays `next.cs`
 /// apart) at every mode, written by the sink the stages use: formed on the shifted grid where
-/// `next.shifted`, zero outside the mask.
+/// `next.shifted`, zero outside the mask. Rows of the mode box in runs of backend::row_chunk modes (one
+/// a GPU thread, in the order of the flat mode index).
 template <class T>
 void launch_inputs(const Grid& g, const Complex<T>* u, const NextInputs<T>& next) {
-  backend::parallel_for("spectral::inputs", g.modes(), [=] EDDY_DEVICE(index_t m) {
-    const Mode<T> md = Mode<T>::at(g, m);
-    const index_t cs = next.cs;
-    const StageArgs<T> unused{};  // the sink reads it only to keep x (next.keep_x false)
-    if (!md.kept) {
-      next.truncated(m);
-    } else if (g.dims == 2) {
-      const Complex<T> x[1] = {u[m]};
-      next(m, md, unused, x);
-    } else {
-      const Complex<T> x[3] = {u[m], u[m + cs], u[m + 2 * cs]};
-      next(m, md, unused, x);
-    }
-  });
+  const Grid::ModeBox b = g.mode_box();
+  backend::parallel_for_row_chunks<backend::BoxLaunch::grid_stride>(
+      "spectral::inputs", b.nx, b.ny, b.nz, [=] EDDY_DEVICE(index_t x0, index_t count, index_t y, index_t z) {
+        const ModeRun run = ModeRun::at(g, x0, count, y, z);
+        if (g.dims == 2)
+          inputs_run<1, backend::row_chunk>(run, g, u, next);
+        else
+          inputs_run<3, backend::row_chunk>(run, g, u, next);
+      });
 }
 
 /// Stage s of RK3 or RK4 (`stages`) at the kept modes only: elsewhere u, acc, x and the nonlinear term are
-/// zero and stay so (step()), so a truncated mode reads nothing and writes only its inputs' zeros.
+/// zero and stay so (step()), so a truncated mode reads nothing and writes only its inputs' zeros. Rows of
+/// the mode box in runs of backend::row_chunk modes (stage_run; one a GPU thread, in the order of the flat
+/// mode index), one launch per stage number, a constant in the kernel.
+template <int stages, int s, class T, class R>
+void launch_stage_number(const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
+  const Grid::ModeBox b = g.mode_box();
+  backend::parallel_for_row_chunks<backend::BoxLaunch::grid_stride>(
+      stages == 3 ? "spectral::rk3_stage" : "spectral::rk4_stage", b.nx, b.ny, b.nz,
+      [=] EDDY_DEVICE(index_t x0, index_t count, index_t y, index_t z) {
+        stage_run<stages, s, backend::row_chunk>(ModeRun::at(g, x0, count, y, z), g, rhs, a, next);
+      });
+}
 template <int stages, class T, class R>
 void launch_stage(int s, const Grid& g, const R& rhs, const StageArgs<T>& a, const NextInputs<T>& next) {
-  backend::parallel_for(stages == 3 ? "spectral::rk3_stage" : "spectral::rk4_stage", g.modes(),
-                        [=] EDDY_DEVICE(index_t m) {
-                          const Mode<T> md = Mode<T>::at(g, m);
-                          if (!md.kept)
-                            next.truncated(m);
-                          else if (stages == 3)  // a constant: the other stepper compiles away
-                            rk3_stage(s, m, md, g, rhs, a, next);
-                          else
-                            rk4_stage(s, m, md, g, rhs, a, next);
-                        });
+  if (s == 1) {
+    launch_stage_number<stages, 1>(g, rhs, a, next);
+  } else if (s == 2) {
+    launch_stage_number<stages, 2>(g, rhs, a, next);
+  } else if (s == 3) {
+    launch_stage_number<stages, 3>(g, rhs, a, next);
+  } else {
+    if constexpr (stages == 4) launch_stage_number<4, 4>(g, rhs, a, next);
+  }
 }
 
 /// Physical fields (double, components adjacent) -> solver fields (T, component arrays rs apart).
@@ -586,7 +637,7 @@ class SolverImpl final : public Solver {
         const C* x = s == 1 ? u_.data() : x_.data();
         products();
         const bool next_shifted = s < 3 ? shifted : shifting && parity == 0;
-        const NextInputs<T> next{w_.data(), cs_, grid_, next_shifted, (band && s < 3) || s == 2};
+        const NextInputs<T> next{w_.data(), cs_, next_shifted, (band && s < 3) || s == 2};
         grid_.dims == 2 ? launch_stage<3>(s, grid_, rhs2d(shifted, x), a, next)
                         : launch_stage<3>(s, grid_, rhs3d(shifted, x), a, next);
       }
@@ -596,7 +647,7 @@ class SolverImpl final : public Solver {
         const bool shifted = shifting && s % 2 == 0;
         const C* x = s == 1 ? u_.data() : x_.data();
         products();
-        const NextInputs<T> next{w_.data(), cs_, grid_, shifting && s % 2 == 1 && s < 4, band && s < 4};
+        const NextInputs<T> next{w_.data(), cs_, shifting && s % 2 == 1 && s < 4, band && s < 4};
         grid_.dims == 2 ? launch_stage<4>(s, grid_, rhs2d(shifted, x), a, next)
                         : launch_stage<4>(s, grid_, rhs3d(shifted, x), a, next);
       }
@@ -606,7 +657,7 @@ class SolverImpl final : public Solver {
   /// The inputs of the backward transforms of the nonlinear term of state `s` into w_, formed on the grid
   /// shifted by half a cell when `shifted` (later stages' inputs come from the stage updates: NextInputs).
   void inputs(const C* s, bool shifted) {
-    launch_inputs(grid_, s, NextInputs<T>{w_.data(), cs_, grid_, shifted, false});
+    launch_inputs(grid_, s, NextInputs<T>{w_.data(), cs_, shifted, false});
   }
 
   /// The transform of the nonlinear products of the inputs in w_ (2D u, v, omega_x, omega_y -> u.grad
@@ -638,7 +689,7 @@ class SolverImpl final : public Solver {
   void physical_velocity() {
     ready_ = false;
     if (grid_.dims == 2) {
-      launch_inputs(grid_, u_.data(), NextInputs<T>{w_.data(), cs_, grid_, false, false});
+      launch_inputs(grid_, u_.data(), NextInputs<T>{w_.data(), cs_, false, false});
       fft_.backward(w_.data(), p_.data(), 2, Modes::kept);
     } else {
       backend::copy_on_device(w_.data(), u_.data(), static_cast<std::size_t>(3 * cs_) * sizeof(C));

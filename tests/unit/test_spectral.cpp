@@ -624,6 +624,70 @@ TEST(Spectral, KeptExtentBoundsTheMask) {
     }
 }
 
+/// For every local mode, what the run of parallel_for_row_chunks over the mode box that holds it says of
+/// it: its integer wave numbers and wave vector (ModeRun: the row's, the mode's ix), whether the run counts
+/// it among its kept modes, and how often a run held it.
+struct RunRecord {
+  std::vector<index_t> wave;
+  std::vector<double> k;
+  std::vector<int> kept, visits;
+};
+
+RunRecord record_runs(const Grid& g) {
+  const index_t n = g.modes();
+  DeviceArray<index_t> wave(static_cast<std::size_t>(3 * n));
+  DeviceArray<double> k(static_cast<std::size_t>(3 * n));
+  DeviceArray<int> kept(static_cast<std::size_t>(n)), visits(static_cast<std::size_t>(n));
+  index_t* w = wave.data();
+  double* kv = k.data();
+  int *kp = kept.data(), *v = visits.data();
+  const Grid::ModeBox b = g.mode_box();
+  eddy::backend::parallel_for_row_chunks<eddy::backend::BoxLaunch::grid_stride>(
+      "test::mode_runs", b.nx, b.ny, b.nz, [=] EDDY_DEVICE(index_t x0, index_t count, index_t y, index_t z) {
+        const eddy::spectral::ModeRun run = eddy::spectral::ModeRun::at(g, x0, count, y, z);
+        for (index_t j = 0; j < count; ++j) {
+          const index_t m = run.m0 + j;
+          const Mode<double> md = Mode<double>::at(g, run.ix0 + j, run.iy, run.iz);
+          w[3 * m] = run.ix0 + j, w[3 * m + 1] = run.iy, w[3 * m + 2] = run.iz;
+          for (int d = 0; d < 3; ++d) kv[3 * m + d] = md.k[d];
+          kp[m] = j < run.kept ? 1 : 0;
+          v[m] += count <= eddy::backend::row_chunk ? 1 : 100;
+        }
+      });
+  return {wave.to_host(), k.to_host(), kept.to_host(), visits.to_host()};
+}
+
+// The stage kernels take the modes in runs along the rows of the mode box (grid.hpp: ModeRun): every mode
+// once, with the wave numbers and wave vector Mode::at gives it from its flat index (bit for bit), and the
+// kept modes of a run first, as many as the run says. On slabs and pencils, with both truncations.
+TEST(Spectral, ModeRunsAreTheModesInOrder) {
+  struct Case {
+    int dims;
+    Int3 n;
+    int p1, i1, p2, i2;
+  };
+  const Case cases[] = {{2, {96, 80, 1}, 1, 0, 1, 0},  {2, {130, 64, 1}, 1, 0, 3, 2},
+                        {3, {40, 36, 30}, 1, 0, 1, 0}, {3, {96, 32, 24}, 1, 0, 3, 1},
+                        {3, {16, 20, 16}, 2, 1, 3, 1}, {3, {70, 12, 10}, 2, 0, 2, 1}};
+  for (const Case& c : cases)
+    for (bool spherical : {false, true}) {
+      const Grid g = Grid::make(c.dims, c.n, {1.0, 2.0, 3.0}, c.p1, c.i1, c.p2, c.i2, spherical);
+      const RunRecord r = record_runs(g);
+      long wrong = 0;
+      for (index_t m = 0; m < g.modes(); ++m) {
+        const auto u = static_cast<std::size_t>(m);
+        const Mode<double> md = Mode<double>::at(g, m);
+        wrong += r.visits[u] != 1;
+        wrong += r.wave[3 * u] != md.ix || r.wave[3 * u + 1] != md.iy || r.wave[3 * u + 2] != md.iz;
+        for (int d = 0; d < 3; ++d) wrong += std::memcmp(&r.k[3 * u + d], &md.k[d], sizeof(double)) != 0;
+        wrong += r.kept[u] != (md.kept ? 1 : 0);
+      }
+      EXPECT_EQ(wrong, 0) << c.dims << "D " << c.n[0] << "x" << c.n[1] << "x" << c.n[2] << " grid (" << c.p1
+                          << ", " << c.p2 << ") rank (" << c.i1 << ", " << c.i2 << ")"
+                          << (spherical ? " sphere" : "");
+    }
+}
+
 /// Relative l2 difference of a and b over the entries `use` selects (all when empty).
 double l2_difference(const std::vector<double>& a, const std::vector<double>& b) {
   double d = 0, s = 0;
