@@ -191,6 +191,39 @@ enum class BoxLaunch {
   grid_stride,  ///< a capped grid, each thread looping over cells a grid apart
 };
 
+/// The values a tile launch (parallel_for_tiles) staged for the cells around one cell of its tile:
+/// at(dx, dy, dz) is the value of the cell at that offset, |dx|, |dy| <= 1, and |dz| <= 1 where the
+/// launch has a halo along z (else dz = 0).
+template <class S>
+struct TileView {
+  const S* own;  ///< the cell's own value
+  int sx, sxy;   ///< the strides of y and z in the staged block
+  EDDY_HD EDDY_INLINE const S& at(int dx, int dy, int dz) const { return own[dx + sx * dy + sxy * dz]; }
+};
+
+/// The tile shape of parallel_for_tiles on a GPU for staged values of `bytes` each: one thread a cell, the
+/// tile and its halo of one cell (along z only with `halo_z`) in at most 48 KiB of shared memory (what a
+/// block may take without asking, on NVIDIA and AMD alike), as many threads as that allows up to 256.
+/// Wider along x where it fits: a warp's loads and stores then cover longer pieces of a row.
+struct TileShape {
+  int x, y, z;
+  constexpr int threads() const { return x * y * z; }
+  constexpr long staged(bool halo_z) const { return long(x + 2) * (y + 2) * (z + (halo_z ? 2 : 0)); }
+};
+constexpr TileShape gpu_tile_shape(long bytes, bool halo_z) {
+  constexpr long limit = 48 * 1024;
+  const TileShape three[] = {{16, 4, 4}, {8, 4, 4}, {8, 4, 2}, {4, 4, 2}, {2, 2, 2}};
+  const TileShape two[] = {{32, 8, 1}, {16, 8, 1}, {16, 4, 1}, {8, 4, 1}, {4, 4, 1}, {2, 2, 1}};
+  if (halo_z) {
+    for (const TileShape& t : three)
+      if (t.staged(true) * bytes <= limit) return t;
+    return {1, 1, 1};
+  }
+  for (const TileShape& t : two)
+    if (t.staged(false) * bytes <= limit) return t;
+  return {1, 1, 1};
+}
+
 /// Reduction operators for parallel_reduce.
 struct Sum {
   template <class T>

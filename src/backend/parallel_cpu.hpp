@@ -6,6 +6,7 @@
 /// 1, 2 or 64 threads.
 #include <omp.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace eddy::backend {
@@ -62,6 +63,48 @@ void parallel_for_row_chunks(const char* /*label*/, index_t nx, index_t ny, inde
   for (index_t z = 0; z < nz; ++z)
     for (index_t y = 0; y < ny; ++y)
       for (index_t x0 = 0; x0 < nx; x0 += row_chunk) f(x0, nx - x0 < row_chunk ? nx - x0 : row_chunk, y, z);
+}
+
+/// Run update(x, y, z, view) for every cell of an nx x ny x nz box, where `view` (TileView) holds the
+/// values stage(x', y', z', s) put into s for the cell and its neighbours (|x' - x|, |y' - y| <= 1, and
+/// |z' - z| <= 1 with `HaloZ`): for values several cells use, each computed about once instead of once
+/// per cell that reads it. The box is cut into tiles; stage runs for each cell of a tile and of its halo
+/// that lies within the box grown by one cell (x' from -1 to nx, ...; z' from -1 to nz with HaloZ, else 0
+/// to nz - 1), so a cell on the halo of two tiles is staged twice, and it may leave s unset for a cell
+/// that no update reads. Here the tiles are split over the threads, each staging into a buffer of its
+/// own; a tile is 64 x 8 x 8 cells (64 x 8 in 2D), whose staged values (about 6,600 of them, 450 KB for
+/// 68 bytes each) stay in a core's L2 while it updates the tile, and whose halo adds 60 % to the stage
+/// calls (the GPU backend's tiles are smaller: gpu_tile_shape).
+template <class S, bool HaloZ, class Stage, class Update>
+void parallel_for_tiles(const char* /*label*/, index_t nx, index_t ny, index_t nz, Stage stage,
+                        Update update) {
+  if (nx <= 0 || ny <= 0 || nz <= 0) return;
+  constexpr index_t cx = 64, cy = 8, cz = HaloZ ? 8 : 1, hz = HaloZ ? 1 : 0;
+  constexpr index_t sx = cx + 2, sy = cy + 2, sz = cz + 2 * hz;
+  const index_t tx = (nx + cx - 1) / cx, ty = (ny + cy - 1) / cy, tz = (nz + cz - 1) / cz;
+#pragma omp parallel
+  {
+    std::vector<S> staged(static_cast<std::size_t>(sx * sy * sz));
+#pragma omp for collapse(3) schedule(static)
+    for (index_t bz = 0; bz < tz; ++bz)
+      for (index_t by = 0; by < ty; ++by)
+        for (index_t bx = 0; bx < tx; ++bx) {
+          const index_t x0 = bx * cx, y0 = by * cy, z0 = bz * cz;
+          const index_t xe = std::min(x0 + cx, nx), ye = std::min(y0 + cy, ny), ze = std::min(z0 + cz, nz);
+          for (index_t z = z0 - hz; z < ze + hz; ++z)
+            for (index_t y = y0 - 1; y <= ye; ++y)
+              for (index_t x = x0 - 1; x <= xe; ++x)
+                stage(x, y, z,
+                      staged[static_cast<std::size_t>((x - x0 + 1) +
+                                                      sx * ((y - y0 + 1) + sy * (z - z0 + hz)))]);
+          for (index_t z = z0; z < ze; ++z)
+            for (index_t y = y0; y < ye; ++y)
+              for (index_t x = x0; x < xe; ++x) {
+                const S* own = staged.data() + ((x - x0 + 1) + sx * ((y - y0 + 1) + sy * (z - z0 + hz)));
+                update(x, y, z, TileView<S>{own, int(sx), int(sx * sy)});
+              }
+        }
+  }
 }
 
 /// The blocks a CPU reduction splits its range into (fewer where the range is shorter): a fixed number, so

@@ -110,6 +110,30 @@ __global__ void __launch_bounds__(block_size) reduce_kernel(index_t n, T identit
   if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
+/// One tile of parallel_for_tiles a block, its TX x TY x TZ cells one a thread: the block stages the tile and
+/// its halo in shared memory (every thread a share of the entries), waits for all, then each thread updates
+/// its cell. A thread whose cell lies outside the box still stages and waits.
+template <class S, int TX, int TY, int TZ, bool HaloZ, class Stage, class Update>
+__global__ void __launch_bounds__(TX* TY* TZ) tile_kernel(index_t nx, index_t ny, index_t nz, FastDiv tiles_x,
+                                                          FastDiv tiles_y, Stage stage, Update update) {
+  extern __shared__ __align__(16) unsigned char tile_staged[];
+  S* s = reinterpret_cast<S*>(tile_staged);
+  constexpr int hz = HaloZ ? 1 : 0, sx = TX + 2, sy = TY + 2, sz = TZ + 2 * hz, threads = TX * TY * TZ;
+  const std::uint32_t b = blockIdx.x, rest = tiles_x.div(b), bz = tiles_y.div(rest);
+  const index_t x0 = index_t(b - rest * tiles_x.d) * TX, y0 = index_t(rest - bz * tiles_y.d) * TY,
+                z0 = index_t(bz) * TZ;
+  for (int k = static_cast<int>(threadIdx.x); k < sx * sy * sz; k += threads) {
+    const int i = k % sx, j = (k / sx) % sy, l = k / (sx * sy);
+    const index_t x = x0 - 1 + i, y = y0 - 1 + j, z = z0 - hz + l;
+    if (x <= nx && y <= ny && z < nz + hz) stage(x, y, z, s[k]);
+  }
+  __syncthreads();
+  const int t = static_cast<int>(threadIdx.x), tx = t % TX, ty = (t / TX) % TY, tz = t / (TX * TY);
+  const index_t x = x0 + tx, y = y0 + ty, z = z0 + tz;
+  if (x < nx && y < ny && z < nz)
+    update(x, y, z, TileView<S>{s + (tx + 1) + sx * ((ty + 1) + sy * (tz + hz)), sx, sx * sy});
+}
+
 #if EDDY_GPU_NVIDIA
 /// One step of atomic_add_grouped's transposed warp sum: the lanes with bit w keep elements [w, 2w) of
 /// those they hold and send [0, w) to the lane without it, which keeps [0, w); both add what they get.
@@ -230,6 +254,30 @@ template <BoxLaunch launch = BoxLaunch::per_cell, class F>
 void parallel_for_row_chunks(const char* label, index_t nx, index_t ny, index_t nz, F f) {
   parallel_for_box<launch>(label, nx, ny, nz,
                            [=] EDDY_DEVICE(index_t x, index_t y, index_t z) { f(x, 1, y, z); });
+}
+
+/// Run update(x, y, z, view) for every cell of an nx x ny x nz box, where `view` (TileView) holds the
+/// values stage(x', y', z', s) put into s for the cell and its neighbours (|x' - x|, |y' - y| <= 1, and
+/// |z' - z| <= 1 with `HaloZ`): for values several cells use, each computed about once instead of once
+/// per cell that reads it. The box is cut into tiles (TileShape); stage runs for each cell of a tile and
+/// of its halo that lies within the box grown by one cell (x' from -1 to nx, ...; z' from -1 to nz with
+/// HaloZ, else 0 to nz - 1), so a cell on the halo of two tiles is staged twice, and it may leave s
+/// unset for a cell that no update reads. Here a tile is a block of threads and its values are in shared
+/// memory (gpu_tile_shape).
+template <class S, bool HaloZ, class Stage, class Update>
+void parallel_for_tiles(const char* label, index_t nx, index_t ny, index_t nz, Stage stage, Update update) {
+  if (nx <= 0 || ny <= 0 || nz <= 0) return;
+  constexpr TileShape shape = gpu_tile_shape(static_cast<long>(sizeof(S)), HaloZ);
+  const index_t tx = (nx + shape.x - 1) / shape.x, ty = (ny + shape.y - 1) / shape.y,
+                tz = (nz + shape.z - 1) / shape.z;
+  if (tx * ty * tz >= (index_t(1) << 31)) throw Error("parallel_for_tiles: 2^31 tiles or more");
+  const detail::Range range(label);
+  const auto bytes = static_cast<std::size_t>(shape.staged(HaloZ)) * sizeof(S);
+  detail::tile_kernel<S, shape.x, shape.y, shape.z, HaloZ>
+      <<<static_cast<unsigned>(tx * ty * tz), shape.threads(), bytes, detail::stream()>>>(
+          nx, ny, nz, FastDiv(static_cast<std::uint32_t>(tx)), FastDiv(static_cast<std::uint32_t>(ty)), stage,
+          update);
+  EDDY_GPU_CHECK_LAST();
 }
 
 /// Reduce f(i) for i in [0, n) with op (associative), starting from identity.

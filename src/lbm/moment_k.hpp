@@ -15,11 +15,18 @@
 /// step (tests/unit/test_lbm_moments.cpp). A step reads the moments of the previous one and writes
 /// those of the next into a second array: the state moves 2 (1 + d + d(d + 1)/2) numbers a cell.
 ///
-/// Each cell relaxes its upstream neighbours' moments once per link, q times the arithmetic of one
-/// collision; the cost is in instructions, not in memory traffic, and a GPU kernel that stages a tile
-/// of relaxed moments in shared memory takes it back.
+/// A cell's relaxed state is what each of its downstream neighbours rebuilds a population from, so the
+/// update runs as a tile launch (backend::parallel_for_tiles): a tile of cells and its halo relax once
+/// each (`relaxed_state`) into shared memory on a GPU (a buffer in a core's cache on the CPU), then each
+/// bulk cell rebuilds its q populations from the staged states (`moment_update_staged`). Relaxing each
+/// upstream neighbour once per link instead made q times the arithmetic of one collision: the kernel was
+/// bound by instructions at 63 % of the population storage's speed on an H100
+/// (cases/benchmarks/results/2026-12-07-h100-moments). Cells next to a solid read the stored states
+/// themselves (moment_update), as they need their neighbours' velocities and flags too. The arithmetic
+/// of a population is the same in both, relax then population, so the order does not change a bit.
 #include <cstdint>
 
+#include "backend/backend.hpp"
 #include "backend/macros.hpp"
 #include "field/grid.hpp"
 #include "lbm/collide_k.hpp"
@@ -93,12 +100,33 @@ EDDY_HD EDDY_INLINE void state_of(const R (&f)[L::q], const R (&force)[3], R& dr
   pi_neq<L, Force>(f, drho, u, force, p);
 }
 
-/// Post-collision population i of padded cell m (its state in a.m relaxed by `collide`).
+/// The relaxed state of padded cell m (its state in a.m relaxed by `collide`): the coefficients each of
+/// its post-collision populations follows from (Regularized::population).
 template <class L, class T, class R, class C>
-EDDY_HD EDDY_INLINE R post_population(int i, std::uint32_t m, const MomentArgs<T, R>& a, const C& collide) {
+EDDY_HD EDDY_INLINE RegularizedState<R> relaxed_state(std::uint32_t m, const MomentArgs<T, R>& a,
+                                                      const C& collide) {
   R drho, u[3], p[6];
   load_moments<L>(a.m, a.grid.n_padded, m, drho, u, p);
-  return C::template population<L>(i, collide.template relax<L>(drho, u, p));
+  return collide.template relax<L>(drho, u, p);
+}
+
+/// The new state of padded cell n from the populations f it received.
+template <class L, bool Force, class T, class R>
+EDDY_HD EDDY_INLINE void store_received(index_t n, const R (&f)[L::q], const MomentArgs<T, R>& a) {
+  R drho, u[3], p[6];
+  state_of<L, Force>(f, a.force, drho, u, p);
+  store_moments<L>(a.out, a.grid.n_padded, static_cast<std::uint32_t>(n), drho, u, p);
+}
+
+/// The update of bulk fluid cell n (no solid neighbour): population i comes from the relaxed state of the
+/// upstream cell x - c_i, which `staged` holds (a tile launch's view; the image's across a wrapped face).
+template <class L, bool Force, class T, class R, class C>
+EDDY_HD EDDY_INLINE void moment_update_staged(index_t n, const backend::TileView<RegularizedState<R>>& staged,
+                                              const MomentArgs<T, R>& a, const C&) {
+  R f[L::q];
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] =
+      C::template population<L>(i, staged.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)));
+  store_received<L, Force>(n, f, a);
 }
 
 /// d u_b / d x_a along axis a of a cell with velocity u0, from its axis neighbours' velocities (side 0: the
@@ -113,11 +141,10 @@ EDDY_HD EDDY_INLINE R wall_gradient(R u0, R lo, R hi, bool lo_solid, bool hi_sol
   return R(4.0 / 3.0) * hi - u0 - R(1.0 / 3.0) * lo;
 }
 
-/// The update of fluid cell n with wrapped `faces` (stream_collide_k.hpp: Links): the populations it
-/// receives, from its upstream neighbours' relaxed states or bounced back from a solid, and their moments
-/// into a.out. `NearSolid`: the cell reads its neighbours' flags (a fluid cell with the near_solid flag);
-/// the bulk reads none. `Force`: the operator's, so the stress is pi_neq's as the population storage's
-/// operator takes it.
+/// The update of fluid cell n next to a solid (the near_solid flag), with wrapped `faces`
+/// (stream_collide_k.hpp: Links): the populations it receives, from its upstream neighbours' relaxed
+/// states or bounced back from a solid, and their moments into a.out. `Force`: the operator's, so the
+/// stress is pi_neq's as the population storage's operator takes it.
 ///
 /// The wall closure: a cell next to a solid stores as its stress the Chapman-Enskog one of its velocity
 /// gradient, Pi_neq = -rho tau0 / 3 (grad u + grad u^T) (Guo's corrected tensor, the one relaxed:
@@ -127,56 +154,48 @@ EDDY_HD EDDY_INLINE R wall_gradient(R u0, R lo, R hi, bool lo_solid, bool hi_sol
 /// regularization turns into stress at every step; with it the 2D cavity at Re 1000, 128^2 (tau 0.538)
 /// never reached a steady state (residual 0.04 per L/U at t = 100, |u| up to 1.22 U), as the population
 /// storage's regularized operator without its TRT closure (collision_regularized_k.hpp).
-template <class L, bool NearSolid, bool Force, class T, class R, class C>
+template <class L, bool Force, class T, class R, class C>
 EDDY_HD EDDY_INLINE void moment_update(index_t n, unsigned faces, const MomentArgs<T, R>& a,
                                        const C& collide) {
   const Links l(n, faces, a.grid);
   const index_t N = a.grid.n_padded;
   R f[L::q];
-  if constexpr (NearSolid) {
-    R drho0, u0[3], p0[6];
-    load_moments<L>(a.m, N, l.n, drho0, u0, p0);
-    const R v0[3] = {u0[0], u0[1], u0[2]};
-    const RegularizedState<R> own = collide.template relax<L>(drho0, u0, p0);
-    R side[3][2][3] = {};  // the axis neighbours' velocities: [axis][-e_a, +e_a][component]
-    bool solid[3][2] = {{false, false}, {false, false}, {false, false}};
-    EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
-      const std::uint32_t m = l.neighbour<L>(i, -1, a.grid);
-      const auto fl = std::uint8_t(a.flags[m] & kind_mask);
-      R drho, u[3], p[6];
-      if (fl == fluid) {
-        load_moments<L>(a.m, N, m, drho, u, p);
-      } else {
-        EDDY_UNROLL for (int d = 0; d < 3; ++d) u[d] = fl >= moving_wall ? a.wall_u[fl][d] : R(0);
-      }
-      const int axis = L::c(i, 0) != 0 ? 0 : L::c(i, 1) != 0 ? 1 : 2;
-      if (i > 0 && L::c(i, 0) * L::c(i, 0) + L::c(i, 1) * L::c(i, 1) + L::c(i, 2) * L::c(i, 2) == 1) {
-        const int s = L::c(i, axis) > 0 ? 0 : 1;  // the upstream cell x - c_i lies on the other side
-        EDDY_UNROLL for (int d = 0; d < 3; ++d) side[axis][s][d] = u[d];
-        solid[axis][s] = fl != fluid;
-      }
-      f[i] = fl == fluid ? C::template population<L>(i, collide.template relax<L>(drho, u, p))
-                         : C::template population<L>(opposite(i), own) + wall_term<L>(a, i, fl);
-    }
+  R drho0, u0[3], p0[6];
+  load_moments<L>(a.m, N, l.n, drho0, u0, p0);
+  const R v0[3] = {u0[0], u0[1], u0[2]};
+  const RegularizedState<R> own = collide.template relax<L>(drho0, u0, p0);
+  R side[3][2][3] = {};  // the axis neighbours' velocities: [axis][-e_a, +e_a][component]
+  bool solid[3][2] = {{false, false}, {false, false}, {false, false}};
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) {
+    const std::uint32_t m = l.neighbour<L>(i, -1, a.grid);
+    const auto fl = std::uint8_t(a.flags[m] & kind_mask);
     R drho, u[3], p[6];
-    state_of<L, Force>(f, a.force, drho, u, p);
-    R g[3][3] = {};  // g[a][b] = d u_b / d x_a
-    EDDY_UNROLL for (int ax = 0; ax < L::d; ++ax) {
-      EDDY_UNROLL for (int b = 0; b < L::d; ++b) {
-        g[ax][b] = wall_gradient(v0[b], side[ax][0][b], side[ax][1][b], solid[ax][0], solid[ax][1]);
-      }
+    if (fl == fluid) {
+      load_moments<L>(a.m, N, m, drho, u, p);
+    } else {
+      EDDY_UNROLL for (int d = 0; d < 3; ++d) u[d] = fl >= moving_wall ? a.wall_u[fl][d] : R(0);
     }
-    const R k = -(R(1) + drho) * collide.extras.tau0 * R(1.0 / 3.0);
-    p[0] = k * R(2) * g[0][0], p[1] = k * R(2) * g[1][1], p[2] = k * R(2) * g[2][2];
-    p[3] = k * (g[0][1] + g[1][0]), p[4] = k * (g[0][2] + g[2][0]), p[5] = k * (g[1][2] + g[2][1]);
-    store_moments<L>(a.out, N, l.n, drho, u, p);
-  } else {
-    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] =
-        post_population<L>(i, l.neighbour<L>(i, -1, a.grid), a, collide);
-    R drho, u[3], p[6];
-    state_of<L, Force>(f, a.force, drho, u, p);
-    store_moments<L>(a.out, N, l.n, drho, u, p);
+    const int axis = L::c(i, 0) != 0 ? 0 : L::c(i, 1) != 0 ? 1 : 2;
+    if (i > 0 && L::c(i, 0) * L::c(i, 0) + L::c(i, 1) * L::c(i, 1) + L::c(i, 2) * L::c(i, 2) == 1) {
+      const int s = L::c(i, axis) > 0 ? 0 : 1;  // the upstream cell x - c_i lies on the other side
+      EDDY_UNROLL for (int d = 0; d < 3; ++d) side[axis][s][d] = u[d];
+      solid[axis][s] = fl != fluid;
+    }
+    f[i] = fl == fluid ? C::template population<L>(i, collide.template relax<L>(drho, u, p))
+                       : C::template population<L>(opposite(i), own) + wall_term<L>(a, i, fl);
   }
+  R drho, u[3], p[6];
+  state_of<L, Force>(f, a.force, drho, u, p);
+  R g[3][3] = {};  // g[a][b] = d u_b / d x_a
+  EDDY_UNROLL for (int ax = 0; ax < L::d; ++ax) {
+    EDDY_UNROLL for (int b = 0; b < L::d; ++b) {
+      g[ax][b] = wall_gradient(v0[b], side[ax][0][b], side[ax][1][b], solid[ax][0], solid[ax][1]);
+    }
+  }
+  const R k = -(R(1) + drho) * collide.extras.tau0 * R(1.0 / 3.0);
+  p[0] = k * R(2) * g[0][0], p[1] = k * R(2) * g[1][1], p[2] = k * R(2) * g[2][2];
+  p[3] = k * (g[0][1] + g[1][0]), p[4] = k * (g[0][2] + g[2][0]), p[5] = k * (g[1][2] + g[2][1]);
+  store_moments<L>(a.out, N, l.n, drho, u, p);
 }
 
 /// Density deviation, velocity and non-equilibrium stress of padded cell n at the current time (the

@@ -31,21 +31,37 @@
 namespace eddy::lbm {
 namespace {
 
-/// The update of every interior cell of a block from `a.m` into `a.out`: the bulk reads no flag where
-/// every cell is plain fluid (`all_fluid`); elsewhere a solid cell is left alone and a cell next to a
-/// solid bounces back (moment_update<L, true>).
+/// The update of every interior cell of a block from `a.m` into `a.out` (moment_k.hpp). The bulk runs as
+/// a tile launch: each cell of a tile and its halo relaxes once (the image's state across a wrapped face;
+/// a solid cell, which no bulk cell reads, is not staged), then the bulk cells rebuild their populations
+/// from the staged states; it reads no flag where every cell is plain fluid (`all_fluid`). Elsewhere the
+/// cells next to a solid bounce back in a launch of their own (moment_update, from the stored states), as
+/// the population storage does: in one kernel with the bulk, the tile kernel took 106 registers a thread
+/// instead of 54 (D3Q19 FP32, sm_90), two blocks of 256 an SM instead of four.
 template <class L, bool Force, class T, class R, class C>
 void launch_moment_update(const MomentArgs<T, R>& a, const C& collide, bool all_fluid) {
-  backend::parallel_for_box<backend::BoxLaunch::per_cell>(
-      "lbm::moment_update", a.grid.nx, a.grid.ny, a.grid.nz,
-      [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
-        const index_t n = a.grid.at(x, y, z);
-        const unsigned faces = wrapped_faces_at(a.grid, a.wrap_axes, x, y, z);
-        const std::uint8_t fl = all_fluid ? std::uint8_t(fluid) : a.flags[n];
-        if (fl == fluid)
-          moment_update<L, false, Force>(n, faces, a, collide);
-        else if ((fl & kind_mask) == fluid)
-          moment_update<L, true, Force>(n, faces, a, collide);
+  const field::PaddedGrid& g = a.grid;
+  backend::parallel_for_tiles<RegularizedState<R>, L::d == 3>(
+      "lbm::moment_update", g.nx, g.ny, g.nz,
+      [=] EDDY_DEVICE(index_t x, index_t y, index_t z, RegularizedState<R> & s) {
+        const auto image = [&](index_t c, index_t n, unsigned axis) {
+          return !(a.wrap_axes & axis) ? c : c < 0 ? c + n : c >= n ? c - n : c;
+        };
+        const index_t m = g.at(image(x, g.nx, 1u), image(y, g.ny, 2u), image(z, g.nz, 4u));
+        if (all_fluid || (a.flags[m] & kind_mask) == fluid)
+          s = relaxed_state<L>(static_cast<std::uint32_t>(m), a, collide);
+      },
+      [=] EDDY_DEVICE(index_t x, index_t y, index_t z, const backend::TileView<RegularizedState<R>>& staged) {
+        const index_t n = g.at(x, y, z);
+        if (all_fluid || a.flags[n] == fluid) moment_update_staged<L, Force>(n, staged, a, collide);
+      });
+  if (all_fluid) return;
+  backend::parallel_for_box(
+      "lbm::moment_update_near_solid", g.nx, g.ny, g.nz, [=] EDDY_DEVICE(index_t x, index_t y, index_t z) {
+        const index_t n = g.at(x, y, z);
+        const std::uint8_t fl = a.flags[n];
+        if (fl != fluid && (fl & kind_mask) == fluid)
+          moment_update<L, Force>(n, wrapped_faces_at(g, a.wrap_axes, x, y, z), a, collide);
       });
 }
 
