@@ -193,35 +193,42 @@ enum class BoxLaunch {
 
 /// The values a tile launch (parallel_for_tiles) staged for the cells around one cell of its tile:
 /// at(dx, dy, dz) is the value of the cell at that offset, |dx|, |dy| <= 1, and |dz| <= 1 where the
-/// launch has a halo along z (else dz = 0).
+/// launch has a halo along z (else dz = 0). A plane of the staged block per dz (the GPU backend keeps
+/// three planes in a ring).
 template <class S>
 struct TileView {
-  const S* own;  ///< the cell's own value
-  int sx, sxy;   ///< the strides of y and z in the staged block
-  EDDY_HD EDDY_INLINE const S& at(int dx, int dy, int dz) const { return own[dx + sx * dy + sxy * dz]; }
+  const S* below;  ///< the value of the cell at (0, 0, -1)
+  const S* own;    ///< the cell's own value
+  const S* above;  ///< the value of the cell at (0, 0, +1)
+  int sx;          ///< the stride of y in a plane
+  EDDY_HD EDDY_INLINE const S& at(int dx, int dy, int dz) const {
+    return (dz < 0 ? below : dz > 0 ? above : own)[dx + sx * dy];
+  }
 };
 
-/// The tile shape of parallel_for_tiles on a GPU for staged values of `bytes` each: one thread a cell, the
-/// tile and its halo of one cell (along z only with `halo_z`) in at most 48 KiB of shared memory (what a
-/// block may take without asking, on NVIDIA and AMD alike), as many threads as that allows up to 256.
-/// Wider along x where it fits: a warp's loads and stores then cover longer pieces of a row.
+/// The tile shape of parallel_for_tiles on a GPU for staged values of `bytes` each, one thread a cell of
+/// a plane of x by y cells. With a halo along z a block marches through z planes of its column, the
+/// staged values of three planes (below, own, above, each with its one-cell halo in x and y) in a ring in
+/// shared memory: each plane is staged once per column and block, not three times as with tiles of a
+/// few planes and a halo of their own (16 x 4 x 4 cells staged 2.5 values a cell; 32 x 4 marching
+/// through 16 planes, 1.8). Without, a block is one plane of its tile and its halo. The staged values
+/// fit in 48 KiB (what a block may take without asking, on NVIDIA and AMD alike), at most 256 threads.
+/// A warp is a row of 32 cells where the values fit: consecutive threads then read consecutive values,
+/// from distinct shared-memory banks for values of an odd number of 4-byte words (a warp over two rows
+/// of 16 cells, 18 values apart, reads two values a bank).
 struct TileShape {
-  int x, y, z;
-  constexpr int threads() const { return x * y * z; }
-  constexpr long staged(bool halo_z) const { return long(x + 2) * (y + 2) * (z + (halo_z ? 2 : 0)); }
+  int x, y, z;  ///< cells a plane of a tile along x and y; z: the planes a block marches (halo along z)
+  constexpr int threads() const { return x * y; }
+  /// Values staged at once: three planes with a halo along z, else one.
+  constexpr long staged(bool halo_z) const { return long(x + 2) * (y + 2) * (halo_z ? 3 : 1); }
 };
 constexpr TileShape gpu_tile_shape(long bytes, bool halo_z) {
   constexpr long limit = 48 * 1024;
-  const TileShape three[] = {{16, 4, 4}, {8, 4, 4}, {8, 4, 2}, {4, 4, 2}, {2, 2, 2}};
-  const TileShape two[] = {{32, 8, 1}, {16, 8, 1}, {16, 4, 1}, {8, 4, 1}, {4, 4, 1}, {2, 2, 1}};
-  if (halo_z) {
-    for (const TileShape& t : three)
-      if (t.staged(true) * bytes <= limit) return t;
-    return {1, 1, 1};
-  }
-  for (const TileShape& t : two)
-    if (t.staged(false) * bytes <= limit) return t;
-  return {1, 1, 1};
+  const TileShape shapes[] = {{32, 8, 16}, {32, 4, 16}, {32, 2, 16}, {16, 4, 16},
+                              {16, 2, 16}, {8, 2, 16},  {2, 2, 16}};
+  for (const TileShape& t : shapes)
+    if (t.staged(halo_z) * bytes <= limit) return t;
+  return {1, 1, 16};
 }
 
 /// Reduction operators for parallel_reduce.

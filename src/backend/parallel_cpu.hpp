@@ -74,7 +74,7 @@ void parallel_for_row_chunks(const char* /*label*/, index_t nx, index_t ny, inde
 /// that no update reads. Here the tiles are split over the threads, each staging into a buffer of its
 /// own; a tile is 64 x 8 x 8 cells (64 x 8 in 2D), whose staged values (about 6,600 of them, 450 KB for
 /// 68 bytes each) stay in a core's L2 while it updates the tile, and whose halo adds 60 % to the stage
-/// calls (the GPU backend's tiles are smaller: gpu_tile_shape).
+/// calls (the GPU backend's tiles are planes of a column a block marches through: gpu_tile_shape).
 template <class S, bool HaloZ, class Stage, class Update>
 void parallel_for_tiles(const char* /*label*/, index_t nx, index_t ny, index_t nz, Stage stage,
                         Update update) {
@@ -101,7 +101,7 @@ void parallel_for_tiles(const char* /*label*/, index_t nx, index_t ny, index_t n
             for (index_t y = y0; y < ye; ++y)
               for (index_t x = x0; x < xe; ++x) {
                 const S* own = staged.data() + ((x - x0 + 1) + sx * ((y - y0 + 1) + sy * (z - z0 + hz)));
-                update(x, y, z, TileView<S>{own, int(sx), int(sx * sy)});
+                update(x, y, z, TileView<S>{own - sx * sy * hz, own, own + sx * sy * hz, int(sx)});
               }
         }
   }

@@ -110,28 +110,48 @@ __global__ void __launch_bounds__(block_size) reduce_kernel(index_t n, T identit
   if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
-/// One tile of parallel_for_tiles a block, its TX x TY x TZ cells one a thread: the block stages the tile and
-/// its halo in shared memory (every thread a share of the entries), waits for all, then each thread updates
-/// its cell. A thread whose cell lies outside the box still stages and waits.
-template <class S, int TX, int TY, int TZ, bool HaloZ, class Stage, class Update>
-__global__ void __launch_bounds__(TX* TY* TZ) tile_kernel(index_t nx, index_t ny, index_t nz, FastDiv tiles_x,
-                                                          FastDiv tiles_y, Stage stage, Update update) {
+/// One column of tiles of parallel_for_tiles a block, a TX x TY plane of cells one a thread: the block
+/// stages a plane with its halo in shared memory (every thread a share of the entries), waits for all,
+/// then each thread updates its cell. With HaloZ it marches through ZB planes of the column (three staged
+/// planes in a ring: below, own and above; the plane above staged while none reads the slot it takes);
+/// without, a block is one plane. A thread whose cell lies outside the box still stages and waits.
+template <class S, int TX, int TY, int ZB, bool HaloZ, class Stage, class Update>
+__global__ void __launch_bounds__(TX* TY) tile_kernel(index_t nx, index_t ny, index_t nz, FastDiv tiles_x,
+                                                      FastDiv tiles_y, Stage stage, Update update) {
   extern __shared__ __align__(16) unsigned char tile_staged[];
-  S* s = reinterpret_cast<S*>(tile_staged);
-  constexpr int hz = HaloZ ? 1 : 0, sx = TX + 2, sy = TY + 2, sz = TZ + 2 * hz, threads = TX * TY * TZ;
+  S* const s = reinterpret_cast<S*>(tile_staged);
+  constexpr int sx = TX + 2, plane = (TX + 2) * (TY + 2), threads = TX * TY;
   const std::uint32_t b = blockIdx.x, rest = tiles_x.div(b), bz = tiles_y.div(rest);
-  const index_t x0 = index_t(b - rest * tiles_x.d) * TX, y0 = index_t(rest - bz * tiles_y.d) * TY,
-                z0 = index_t(bz) * TZ;
-  for (int k = static_cast<int>(threadIdx.x); k < sx * sy * sz; k += threads) {
-    const int i = k % sx, j = (k / sx) % sy, l = k / (sx * sy);
-    const index_t x = x0 - 1 + i, y = y0 - 1 + j, z = z0 - hz + l;
-    if (x <= nx && y <= ny && z < nz + hz) stage(x, y, z, s[k]);
+  const index_t x0 = index_t(b - rest * tiles_x.d) * TX, y0 = index_t(rest - bz * tiles_y.d) * TY;
+  const index_t z0 = HaloZ ? index_t(bz) * ZB : index_t(bz);
+  auto stage_plane = [&](index_t pz, S* p) {
+    for (int k = static_cast<int>(threadIdx.x); k < plane; k += threads) {
+      const index_t px = x0 - 1 + k % sx, py = y0 - 1 + k / sx;
+      if (px <= nx && py <= ny) stage(px, py, pz, p[k]);
+    }
+  };
+  const int tx = static_cast<int>(threadIdx.x) % TX, ty = static_cast<int>(threadIdx.x) / TX;
+  const index_t x = x0 + tx, y = y0 + ty;
+  const int own = (tx + 1) + sx * (ty + 1);
+  const bool inside = x < nx && y < ny;
+  if constexpr (!HaloZ) {
+    stage_plane(z0, s);
+    __syncthreads();
+    if (inside) update(x, y, z0, TileView<S>{s + own, s + own, s + own, sx});
+  } else {
+    S *below = s, *mid = s + plane, *above = s + 2 * plane;
+    stage_plane(z0 - 1, below);
+    stage_plane(z0, mid);
+    const index_t z1 = z0 + ZB < nz ? z0 + ZB : nz;
+    for (index_t z = z0; z < z1; ++z) {
+      stage_plane(z + 1, above);
+      __syncthreads();
+      if (inside) update(x, y, z, TileView<S>{below + own, mid + own, above + own, sx});
+      __syncthreads();  // the slot of the plane below takes the next plane above
+      S* const spent = below;
+      below = mid, mid = above, above = spent;
+    }
   }
-  __syncthreads();
-  const int t = static_cast<int>(threadIdx.x), tx = t % TX, ty = (t / TX) % TY, tz = t / (TX * TY);
-  const index_t x = x0 + tx, y = y0 + ty, z = z0 + tz;
-  if (x < nx && y < ny && z < nz)
-    update(x, y, z, TileView<S>{s + (tx + 1) + sx * ((ty + 1) + sy * (tz + hz)), sx, sx * sy});
 }
 
 #if EDDY_GPU_NVIDIA
@@ -259,18 +279,18 @@ void parallel_for_row_chunks(const char* label, index_t nx, index_t ny, index_t 
 /// Run update(x, y, z, view) for every cell of an nx x ny x nz box, where `view` (TileView) holds the
 /// values stage(x', y', z', s) put into s for the cell and its neighbours (|x' - x|, |y' - y| <= 1, and
 /// |z' - z| <= 1 with `HaloZ`): for values several cells use, each computed about once instead of once
-/// per cell that reads it. The box is cut into tiles (TileShape); stage runs for each cell of a tile and
-/// of its halo that lies within the box grown by one cell (x' from -1 to nx, ...; z' from -1 to nz with
-/// HaloZ, else 0 to nz - 1), so a cell on the halo of two tiles is staged twice, and it may leave s
-/// unset for a cell that no update reads. Here a tile is a block of threads and its values are in shared
-/// memory (gpu_tile_shape).
+/// per cell that reads it. The box is cut into tiles; stage runs for each cell of a tile and of its halo
+/// that lies within the box grown by one cell (x' from -1 to nx, ...; z' from -1 to nz with HaloZ, else 0
+/// to nz - 1), so a cell on the halo of two tiles is staged twice, and it may leave s unset for a cell
+/// that no update reads. Here a block takes a column of tiles and marches through its planes, the staged
+/// values in shared memory (gpu_tile_shape).
 template <class S, bool HaloZ, class Stage, class Update>
 void parallel_for_tiles(const char* label, index_t nx, index_t ny, index_t nz, Stage stage, Update update) {
   if (nx <= 0 || ny <= 0 || nz <= 0) return;
   constexpr TileShape shape = gpu_tile_shape(static_cast<long>(sizeof(S)), HaloZ);
   const index_t tx = (nx + shape.x - 1) / shape.x, ty = (ny + shape.y - 1) / shape.y,
-                tz = (nz + shape.z - 1) / shape.z;
-  if (tx * ty * tz >= (index_t(1) << 31)) throw Error("parallel_for_tiles: 2^31 tiles or more");
+                tz = HaloZ ? (nz + shape.z - 1) / shape.z : nz;
+  if (tx * ty * tz >= (index_t(1) << 31)) throw Error("parallel_for_tiles: 2^31 blocks or more");
   const detail::Range range(label);
   const auto bytes = static_cast<std::size_t>(shape.staged(HaloZ)) * sizeof(S);
   detail::tile_kernel<S, shape.x, shape.y, shape.z, HaloZ>

@@ -21,7 +21,7 @@ static_assert(sizeof(Staged) == 68);
 static_assert(backend::gpu_tile_shape(68, true).staged(true) * 68 <= 48 * 1024);
 static_assert(backend::gpu_tile_shape(136, true).staged(true) * 136 <= 48 * 1024);
 static_assert(backend::gpu_tile_shape(136, false).staged(false) * 136 <= 48 * 1024);
-static_assert(backend::gpu_tile_shape(68, true).threads() == 256);
+static_assert(backend::gpu_tile_shape(68, true).x == 32);  // a warp is a row: no bank conflicts
 
 /// Run a tile launch over nx x ny x nz and return, per cell, how many of its 27 (9) staged neighbours
 /// held the coordinates of that neighbour, plus 1000 for every time the cell was updated.
