@@ -16,9 +16,11 @@
 /// those of the next into a second array: the state moves 2 (1 + d + d(d + 1)/2) numbers a cell.
 ///
 /// A cell's relaxed state is what each of its downstream neighbours rebuilds a population from, so the
-/// update runs as a tile launch (backend::parallel_for_tiles): a tile of cells and its halo relax once
-/// each (`relaxed_state`) into shared memory on a GPU (a buffer in a core's cache on the CPU), then each
-/// bulk cell rebuilds its q populations from the staged states (`moment_update_staged`). Relaxing each
+/// update runs as a tile launch (backend::parallel_for_tiles): each cell of a tile and its halo relaxes
+/// once (`stage_relaxed`) into shared memory on a GPU (a buffer in a core's cache on the CPU), then each
+/// bulk cell takes the one population of each upstream neighbour it pulls (`moment_update_staged`):
+/// staged as the cell's q post-collision populations, a word it reads; staged as the relaxed state (17
+/// coefficients), a population it rebuilds. Relaxing each
 /// upstream neighbour once per link instead made q times the arithmetic of one collision: the kernel was
 /// bound by instructions at 63 % of the population storage's speed on an H100
 /// (cases/benchmarks/results/2026-12-07-h100-moments). Cells next to a solid read the stored states
@@ -110,6 +112,38 @@ EDDY_HD EDDY_INLINE RegularizedState<R> relaxed_state(std::uint32_t m, const Mom
   return collide.template relax<L>(drho, u, p);
 }
 
+/// The q post-collision populations of a relaxed cell, one form of what a tile launch stages: each
+/// downstream neighbour reads the one it pulls (f[i] of the cell x - c_i) as one word.
+template <class L, class R>
+struct RelaxedPopulations {
+  R f[L::q];
+};
+
+/// What a tile launch stages of padded cell m: its relaxed state (the other form, whose populations each
+/// downstream neighbour rebuilds) or its post-collision populations, each rebuilt from that state alone
+/// (Regularized::population), so a population is the same number whichever cell rebuilds it.
+template <class L, class T, class R, class C>
+EDDY_HD EDDY_INLINE void stage_relaxed(std::uint32_t m, const MomentArgs<T, R>& a, const C& collide,
+                                       RegularizedState<R>& s) {
+  s = relaxed_state<L>(m, a, collide);
+}
+template <class L, class T, class R, class C>
+EDDY_HD EDDY_INLINE void stage_relaxed(std::uint32_t m, const MomentArgs<T, R>& a, const C& collide,
+                                       RelaxedPopulations<L, R>& s) {
+  const RegularizedState<R> r = relaxed_state<L>(m, a, collide);
+  EDDY_UNROLL for (int i = 0; i < L::q; ++i) s.f[i] = C::template population<L>(i, r);
+}
+
+/// Post-collision population i of a staged cell.
+template <class L, class C, class R>
+EDDY_HD EDDY_INLINE R staged_population(int i, const RegularizedState<R>& s) {
+  return C::template population<L>(i, s);
+}
+template <class L, class C, class R>
+EDDY_HD EDDY_INLINE R staged_population(int i, const RelaxedPopulations<L, R>& s) {
+  return s.f[i];
+}
+
 /// The new state of padded cell n from the populations f it received.
 template <class L, bool Force, class T, class R>
 EDDY_HD EDDY_INLINE void store_received(index_t n, const R (&f)[L::q], const MomentArgs<T, R>& a) {
@@ -118,14 +152,15 @@ EDDY_HD EDDY_INLINE void store_received(index_t n, const R (&f)[L::q], const Mom
   store_moments<L>(a.out, a.grid.n_padded, static_cast<std::uint32_t>(n), drho, u, p);
 }
 
-/// The update of bulk fluid cell n (no solid neighbour): population i comes from the relaxed state of the
-/// upstream cell x - c_i, which `staged` holds (a tile launch's view; the image's across a wrapped face).
-template <class L, bool Force, class T, class R, class C>
-EDDY_HD EDDY_INLINE void moment_update_staged(index_t n, const backend::TileView<RegularizedState<R>>& staged,
+/// The update of bulk fluid cell n (no solid neighbour): population i is the one the upstream cell
+/// x - c_i sends along i, from what `staged` holds of that cell (a tile launch's view; the image's across
+/// a wrapped face).
+template <class L, bool Force, class T, class R, class C, class S>
+EDDY_HD EDDY_INLINE void moment_update_staged(index_t n, const backend::TileView<S>& staged,
                                               const MomentArgs<T, R>& a, const C&) {
   R f[L::q];
   EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] =
-      C::template population<L>(i, staged.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)));
+      staged_population<L, C>(i, staged.at(-L::c(i, 0), -L::c(i, 1), -L::c(i, 2)));
   store_received<L, Force>(n, f, a);
 }
 

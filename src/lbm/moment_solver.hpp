@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <type_traits>
 
 #include "backend/parallel.hpp"
 #include "core/error.hpp"
@@ -31,27 +32,42 @@
 namespace eddy::lbm {
 namespace {
 
+/// What the bulk's tile launch stages of a relaxed cell: its q post-collision populations where a tile of
+/// them has as many cells as one of its 17 coefficients would (backend::gpu_tile_shape): a cell then reads
+/// a word a link instead of rebuilding a population from a neighbour's coefficients. Else (D3Q27, FP64)
+/// the coefficients. On one H100 (256^3, 2026-12-07, the two forms alternating in one run;
+/// cases/benchmarks/results/2026-12-07e-h100-staged-populations) the populations took D3Q19 FP32 from
+/// 14,944 to 15,928 MLUPS, 16-bit from 16,133 to 18,247 and D2Q9 4096^2 from 41,203 to 43,341, where a
+/// tile kept its 32 x 4 cells (2D: 32 x 8); D3Q27 FP32 from 12,360 to 9,431 and D3Q19 FP64 from 7,833 to
+/// 5,721, where it had half of them or fewer.
+template <class L, class R>
+using StagedForm =
+    std::conditional_t<backend::gpu_tile_shape(sizeof(RelaxedPopulations<L, R>), L::d == 3).threads() >=
+                           backend::gpu_tile_shape(sizeof(RegularizedState<R>), L::d == 3).threads(),
+                       RelaxedPopulations<L, R>, RegularizedState<R>>;
+
 /// The update of every interior cell of a block from `a.m` into `a.out` (moment_k.hpp). The bulk runs as
 /// a tile launch: each cell of a tile and its halo relaxes once (the image's state across a wrapped face;
-/// a solid cell, which no bulk cell reads, is not staged), then the bulk cells rebuild their populations
-/// from the staged states; it reads no flag where every cell is plain fluid (`all_fluid`). Elsewhere the
-/// cells next to a solid bounce back in a launch of their own (moment_update, from the stored states), as
-/// the population storage does: in one kernel with the bulk, the tile kernel took 106 registers a thread
-/// instead of 54 (D3Q19 FP32, sm_90), two blocks of 256 an SM instead of four.
+/// a solid cell, which no bulk cell reads, is not staged), then the bulk cells take their populations
+/// from what was staged (StagedForm); it reads no flag where every cell is plain fluid (`all_fluid`).
+/// Elsewhere the cells next to a solid bounce back in a launch of their own (moment_update, from the stored
+/// states), as the population storage does: in one kernel with the bulk, the tile kernel took 106 registers a
+/// thread instead of 54 (D3Q19 FP32, sm_90), two blocks of 256 an SM instead of four.
 template <class L, bool Force, class T, class R, class C>
 void launch_moment_update(const MomentArgs<T, R>& a, const C& collide, bool all_fluid) {
   const field::PaddedGrid& g = a.grid;
-  backend::parallel_for_tiles<RegularizedState<R>, L::d == 3>(
+  using Staged = StagedForm<L, R>;
+  backend::parallel_for_tiles<Staged, L::d == 3>(
       "lbm::moment_update", g.nx, g.ny, g.nz,
-      [=] EDDY_DEVICE(index_t x, index_t y, index_t z, RegularizedState<R> & s) {
+      [=] EDDY_DEVICE(index_t x, index_t y, index_t z, Staged & s) {
         const auto image = [&](index_t c, index_t n, unsigned axis) {
           return !(a.wrap_axes & axis) ? c : c < 0 ? c + n : c >= n ? c - n : c;
         };
         const index_t m = g.at(image(x, g.nx, 1u), image(y, g.ny, 2u), image(z, g.nz, 4u));
         if (all_fluid || (a.flags[m] & kind_mask) == fluid)
-          s = relaxed_state<L>(static_cast<std::uint32_t>(m), a, collide);
+          stage_relaxed<L>(static_cast<std::uint32_t>(m), a, collide, s);
       },
-      [=] EDDY_DEVICE(index_t x, index_t y, index_t z, const backend::TileView<RegularizedState<R>>& staged) {
+      [=] EDDY_DEVICE(index_t x, index_t y, index_t z, const backend::TileView<Staged>& staged) {
         const index_t n = g.at(x, y, z);
         if (all_fluid || a.flags[n] == fluid) moment_update_staged<L, Force>(n, staged, a, collide);
       });
