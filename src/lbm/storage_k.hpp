@@ -76,9 +76,9 @@ EDDY_HD EDDY_INLINE void load_raw_lanes(const T* src, index_t lo, index_t hi, R 
     load_raw_lanes<W, Masked>(reinterpret_cast<const std::uint16_t*>(src), lo, hi, h);
     backend::half_bits_to_float_lanes<W>(h, f);
   } else if constexpr (Masked) {
-    EDDY_SIMD for (index_t k = 0; k < W; ++k) f[k] = k >= lo && k < hi ? R(src[k]) : R(0);
+    EDDY_SIMD for (index_t k = 0; k < W; ++k) f[k] = k >= lo && k < hi ? load_raw<R>(src[k]) : R(0);
   } else {
-    EDDY_SIMD for (index_t k = lo; k < hi; ++k) f[k] = R(src[k]);
+    EDDY_SIMD for (index_t k = lo; k < hi; ++k) f[k] = load_raw<R>(src[k]);
     for (index_t k = 0; k < lo; ++k) f[k] = R(0);
     for (index_t k = hi; k < W; ++k) f[k] = R(0);
   }
@@ -93,9 +93,9 @@ EDDY_HD EDDY_INLINE void store_raw_lanes(const R (&f)[W], index_t lo, index_t hi
     backend::float_to_half_bits_lanes<W>(f, h);
     store_raw_lanes<W, Masked>(h, lo, hi, reinterpret_cast<std::uint16_t*>(dst));
   } else if constexpr (Masked) {
-    EDDY_SIMD for (index_t k = 0; k < W; ++k) if (k >= lo && k < hi) dst[k] = T(f[k]);
+    EDDY_SIMD for (index_t k = 0; k < W; ++k) if (k >= lo && k < hi) dst[k] = store_raw<T>(f[k]);
   } else {
-    EDDY_SIMD for (index_t k = lo; k < hi; ++k) dst[k] = T(f[k]);
+    EDDY_SIMD for (index_t k = lo; k < hi; ++k) dst[k] = store_raw<T>(f[k]);
   }
 }
 

@@ -109,22 +109,20 @@ struct Grid {
     }
   }
 
-  /// Integer wave numbers (ix >= 0) of local mode m.
+  /// Integer wave numbers (ix >= 0) of local mode m: its cell (x, y, z) of the mode box, then row_wave.
   EDDY_HD EDDY_INLINE void wave(index_t m, index_t& ix, index_t& iy, index_t& iz) const {
-    index_t c, b, a;
+    const ModeBox box = mode_box();
+    index_t x, y, z;
     if (m < (index_t(1) << 32)) {  // 32-bit division where it suffices: several times cheaper on GPUs
-      const auto mm = static_cast<unsigned>(m), rest = mm / static_cast<unsigned>(nc_local);
-      c = c0 + (mm - rest * static_cast<unsigned>(nc_local));
-      a = rest / static_cast<unsigned>(nb_local);
-      b = b0 + (rest - static_cast<unsigned>(a) * static_cast<unsigned>(nb_local));
+      const auto mm = static_cast<unsigned>(m), rest = mm / static_cast<unsigned>(box.nx);
+      x = mm - rest * static_cast<unsigned>(box.nx);
+      z = rest / static_cast<unsigned>(box.ny);
+      y = rest - static_cast<unsigned>(z) * static_cast<unsigned>(box.ny);
     } else {
-      c = c0 + m % nc_local, b = b0 + (m / nc_local) % nb_local, a = m / nc_local / nb_local;
+      x = m % box.nx, y = (m / box.nx) % box.ny, z = m / box.nx / box.ny;
     }
-    if (dims == 3) {
-      ix = c, iy = wave_number(b, n[1]), iz = wave_number(a, n[2]);
-    } else {
-      ix = b, iy = wave_number(a, n[1]), iz = 0;
-    }
+    row_wave(y, z, ix, iy, iz);
+    ix += x;
   }
   /// Whether the truncation keeps the mode (both remove every Nyquist mode): the 2/3 rule (Orszag 1971),
   /// or with phase shifts the sphere of radius sqrt(2)/3 N (Patterson & Orszag 1971), which keeps the
