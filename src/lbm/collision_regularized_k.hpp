@@ -66,7 +66,7 @@ struct Regularized {
     R p[6];
     pi_neq<L, Force>(f, drho, u, extras.force, p, unit);
     const RegularizedState<R> s = relax<L>(drho, u, p, unit);
-    EDDY_UNROLL for (int i = 0; i < L::q; ++i) f[i] = population<L>(i, s);
+    populations<L>(s, f);
   }
 
   /// The coefficients of the post-collision state of a cell with density deviation drho, velocity u and
@@ -103,9 +103,12 @@ struct Regularized {
     return s;
   }
 
-  /// Post-collision population i of the state with coefficients s.
+  /// The parts of post-collision population i of the state with coefficients s that are even and odd in
+  /// c_i: f*_i = w_i (even + odd). The odd part of the opposite link is exactly -odd (every term of it
+  /// is a product with one or three components of c_i, whose signs flip and whose magnitudes round alike),
+  /// so f*_opp(i) = w_i (even - odd), bit for bit.
   template <class L>
-  EDDY_HD EDDY_INLINE static R population(int i, const RegularizedState<R>& s) {
+  EDDY_HD EDDY_INLINE static void parts(int i, const RegularizedState<R>& s, R& even, R& odd) {
     constexpr R third = R(1.0 / 3.0);
     const R cx = R(L::c(i, 0)), cy = R(L::c(i, 1)), cz = R(L::c(i, 2));
     const R* a2 = s.a2;
@@ -130,7 +133,31 @@ struct Regularized {
                        (hyyz - hxxz) * (s.yyz - s.xxz));
       }
     }
-    return R(L::w(i)) * (s.drho + R(3) * (cx * s.j[0] + cy * s.j[1] + cz * s.j[2]) + R(4.5) * h2 + h3);
+    even = s.drho + R(4.5) * h2;
+    odd = R(3) * (cx * s.j[0] + cy * s.j[1] + cz * s.j[2]) + h3;
+  }
+
+  /// Post-collision population i of the state with coefficients s.
+  template <class L>
+  EDDY_HD EDDY_INLINE static R population(int i, const RegularizedState<R>& s) {
+    R even, odd;
+    parts<L>(i, s, even, odd);
+    return R(L::w(i)) * (even + odd);
+  }
+
+  /// All q post-collision populations of the state with coefficients s, a pair of opposite links from one
+  /// even and one odd part (half the arithmetic of q calls of population); f[i] is population(i, s) bit
+  /// for bit.
+  template <class L>
+  EDDY_HD EDDY_INLINE static void populations(const RegularizedState<R>& s, R (&f)[L::q]) {
+    R even, odd;
+    parts<L>(0, s, even, odd);
+    f[0] = R(L::w(0)) * (even + odd);
+    EDDY_UNROLL for (int i = 1; i < L::q; i += 2) {
+      parts<L>(i, s, even, odd);
+      f[i] = R(L::w(i)) * (even + odd);
+      f[i + 1] = R(L::w(i)) * (even - odd);
+    }
   }
 };
 
