@@ -10,7 +10,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
       libyaml-cpp-dev libfftw3-dev libfftw3-mpi-dev libgtest-dev python3-h5py python3-matplotlib python3-numpy
-      python3-pytest clang-14 libclang-rt-14-dev iproute2)
+      python3-pytest clang-14 libclang-rt-14-dev iproute2 qemu-user)
 [ "${WITH_HIP:-0}" = 1 ] && pkgs+=(hipcc libamdhip64-dev clang-19 clang-tools-19 lld-19 llvm-19)
 [ "${WITH_SLURM:-0}" = 1 ] && pkgs+=(slurm-wlm munge)
 [ "${WITH_PARAVIEW:-0}" = 1 ] && pkgs+=(paraview python3-paraview xvfb)
